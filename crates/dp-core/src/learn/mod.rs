@@ -1,0 +1,1 @@
+//! DP convex learners.

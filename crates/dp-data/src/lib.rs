@@ -1,0 +1,1 @@
+//! Benchmark datasets: verified downloads, parsing and preprocessing.
