@@ -5,6 +5,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cli;
+mod experiment;
+mod plot;
 
 /// Differentially private convex learning benchmarks.
 #[derive(Parser)]

@@ -1,0 +1,6 @@
+//! TOML-defined experiment grids: config, cells, methods, the parallel runner, results.
+
+pub mod config;
+pub mod grid;
+pub mod store;
+pub mod summary;

@@ -1,0 +1,217 @@
+//! Finished cells on disk: `cells.parquet` and `cells.csv`, rewritten atomically after each
+//! cell so an interrupted run leaves only whole cells behind and can resume.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use polars::prelude::*;
+
+/// The outcome of one cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellResult {
+    /// Method name.
+    pub method: String,
+    /// Target ε.
+    pub epsilon: f64,
+    /// Target δ.
+    pub delta: f64,
+    /// Trial index.
+    pub trial: u32,
+    /// Seed of the cell.
+    pub seed: u64,
+    /// Test accuracy (percent) of what the cell released (best candidate for tuned methods).
+    pub accuracy: f64,
+    /// σ of ObjPert or the noise multiplier z of DP-SGD.
+    pub noise: f64,
+    /// ObjPert's λ (NaN for DP-SGD).
+    pub lambda: f64,
+    /// Number of training runs in the cell (K for honest tuning).
+    pub runs: u32,
+    /// Learning rate of the released model (NaN if not applicable).
+    pub best_lr: f64,
+    /// JSON list of `[learning_rate, accuracy]` for every run of the cell.
+    pub lr_accuracies: String,
+    /// Optimiser iterations (Algorithm 1) or steps (DP-SGD) of the released run.
+    pub iterations: u64,
+    /// ε the accountant certifies for the parameters used (must be ≤ the target).
+    pub epsilon_accounted: f64,
+    /// Wall time of the cell in milliseconds.
+    pub wall_ms: f64,
+    /// Cell key (method, ε, trial, parameter fingerprint) used for resume.
+    pub key: String,
+}
+
+/// The results folder of one config.
+pub struct Store {
+    dir: PathBuf,
+    rows: Vec<CellResult>,
+}
+
+impl Store {
+    /// Opens `dir`, loading finished cells from `cells.parquet` if present.
+    pub fn open(dir: &Path) -> anyhow::Result<Store> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+        let path = dir.join("cells.parquet");
+        let rows = if path.exists() { read_parquet(&path)? } else { Vec::new() };
+        Ok(Store { dir: dir.to_path_buf(), rows })
+    }
+
+    /// Results folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Finished cells.
+    pub fn rows(&self) -> &[CellResult] {
+        &self.rows
+    }
+
+    /// True if a cell with this key is already stored.
+    pub fn contains(&self, key: &str) -> bool {
+        self.rows.iter().any(|r| r.key == key)
+    }
+
+    /// Adds a finished cell and rewrites both files atomically.
+    pub fn append(&mut self, row: CellResult) -> anyhow::Result<()> {
+        self.rows.push(row);
+        self.flush()
+    }
+
+    fn flush(&self) -> anyhow::Result<()> {
+        let mut df = to_frame(&self.rows)?;
+        write_atomic(&self.dir.join("cells.parquet"), |f| {
+            ParquetWriter::new(f).finish(&mut df)?;
+            Ok(())
+        })?;
+        write_atomic(&self.dir.join("cells.csv"), |f| {
+            CsvWriter::new(f).include_header(true).finish(&mut df)?;
+            Ok(())
+        })
+    }
+}
+
+/// Writes through a temporary file in the same directory, then renames over `path`.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    write(tmp.as_file_mut()).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.as_file().sync_all().ok();
+    tmp.persist(path)
+        .with_context(|| format!("cannot move the finished file to {}", path.display()))?;
+    Ok(())
+}
+
+fn to_frame(rows: &[CellResult]) -> anyhow::Result<DataFrame> {
+    macro_rules! col {
+        ($name:literal, $f:expr) => {
+            Column::new($name.into(), rows.iter().map($f).collect::<Vec<_>>())
+        };
+    }
+    Ok(DataFrame::new(rows.len(), vec![
+        col!("method", |r| r.method.clone()),
+        col!("epsilon", |r| r.epsilon),
+        col!("delta", |r| r.delta),
+        col!("trial", |r| r.trial),
+        col!("seed", |r| r.seed),
+        col!("accuracy", |r| r.accuracy),
+        col!("noise", |r| r.noise),
+        col!("lambda", |r| r.lambda),
+        col!("runs", |r| r.runs),
+        col!("best_lr", |r| r.best_lr),
+        col!("lr_accuracies", |r| r.lr_accuracies.clone()),
+        col!("iterations", |r| r.iterations),
+        col!("epsilon_accounted", |r| r.epsilon_accounted),
+        col!("wall_ms", |r| r.wall_ms),
+        col!("key", |r| r.key.clone()),
+    ])?)
+}
+
+fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellResult>> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let df = ParquetReader::new(file).finish().map_err(|e| {
+        anyhow::anyhow!("{} is not a readable results file ({e}); delete it to start over", path.display())
+    })?;
+    let n = df.height();
+    let s = |name: &str| -> anyhow::Result<Vec<String>> {
+        Ok(df.column(name)?.str()?.iter().map(|v| v.unwrap_or_default().to_string()).collect())
+    };
+    let f = |name: &str| -> anyhow::Result<Vec<f64>> {
+        Ok(df.column(name)?.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+    };
+    let u32c = |name: &str| -> anyhow::Result<Vec<u32>> {
+        Ok(df.column(name)?.u32()?.iter().map(|v| v.unwrap_or(0)).collect())
+    };
+    let u64c = |name: &str| -> anyhow::Result<Vec<u64>> {
+        Ok(df.column(name)?.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
+    };
+    let (method, lr_acc, key) = (s("method")?, s("lr_accuracies")?, s("key")?);
+    let (epsilon, delta, accuracy, noise) = (f("epsilon")?, f("delta")?, f("accuracy")?, f("noise")?);
+    let (lambda, best_lr, eps_acc, wall) = (f("lambda")?, f("best_lr")?, f("epsilon_accounted")?, f("wall_ms")?);
+    let (trial, runs, seed, iterations) = (u32c("trial")?, u32c("runs")?, u64c("seed")?, u64c("iterations")?);
+    Ok((0..n)
+        .map(|i| CellResult {
+            method: method[i].clone(),
+            epsilon: epsilon[i],
+            delta: delta[i],
+            trial: trial[i],
+            seed: seed[i],
+            accuracy: accuracy[i],
+            noise: noise[i],
+            lambda: lambda[i],
+            runs: runs[i],
+            best_lr: best_lr[i],
+            lr_accuracies: lr_acc[i].clone(),
+            iterations: iterations[i],
+            epsilon_accounted: eps_acc[i],
+            wall_ms: wall[i],
+            key: key[i].clone(),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(trial: u32) -> CellResult {
+        CellResult {
+            method: "alg1".into(),
+            epsilon: 1.0,
+            delta: 1e-5,
+            trial,
+            seed: u64::MAX - 3,
+            accuracy: 83.2,
+            noise: 6.86,
+            lambda: f64::NAN,
+            runs: 1,
+            best_lr: f64::NAN,
+            lr_accuracies: "[[0.1,83.2]]".into(),
+            iterations: 42,
+            epsilon_accounted: 0.99,
+            wall_ms: 12.5,
+            key: format!("alg1|1|{trial}|abc"),
+        }
+    }
+
+    #[test]
+    fn append_and_reopen_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(dir.path()).unwrap();
+        s.append(row(0)).unwrap();
+        s.append(row(1)).unwrap();
+        let s2 = Store::open(dir.path()).unwrap();
+        assert_eq!(s2.rows().len(), 2);
+        assert!(s2.contains("alg1|1|1|abc"));
+        assert_eq!(s2.rows()[0].seed, u64::MAX - 3);
+        assert!(s2.rows()[0].lambda.is_nan());
+        assert!(dir.path().join("cells.csv").exists());
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 2, "no temporary files remain");
+    }
+}

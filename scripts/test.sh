@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The project's test command (see README): every unit, integration and CLI test, offline,
+# with datasets read from the mirror beside the checkout unless DPBENCH_DATA_MIRROR is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datasets/raw}"
+cargo test --workspace --locked "$@"
