@@ -40,7 +40,10 @@ fn normalise_args() -> Vec<std::ffi::OsString> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(normalise_args());
+    let cli = match Cli::try_parse_from(normalise_args()) {
+        Ok(cli) => cli,
+        Err(e) => return cli::report_clap_error(e),
+    };
     let result = match cli.command {
         Command::Run(a) => cli::run::run(a),
         Command::Privacy(a) => cli::privacy::run(a),

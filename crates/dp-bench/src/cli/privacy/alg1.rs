@@ -1,0 +1,88 @@
+//! `dp-bench privacy alg1`.
+
+use clap::Args;
+use dp_core::accounting::alg1::Alg1Privacy;
+use dp_core::error::check_delta;
+
+use super::output::{Answer, conflict, flag_error};
+
+/// With --sigma and --lambda: the answer is ε. With --epsilon instead: the calibrated σ and λ.
+#[derive(Args)]
+pub struct Alg1Args {
+    /// Objective-perturbation noise σ.
+    #[arg(allow_negative_numbers = true, long)]
+    sigma: Option<f64>,
+    /// Regularisation λ (> β).
+    #[arg(allow_negative_numbers = true, long)]
+    lambda: Option<f64>,
+    /// Target ε (calibration mode).
+    #[arg(allow_negative_numbers = true, long)]
+    epsilon: Option<f64>,
+    /// Target δ.
+    #[arg(allow_negative_numbers = true, long)]
+    delta: f64,
+    /// Output-perturbation noise σ_out.
+    #[arg(allow_negative_numbers = true, long = "sigma-out")]
+    sigma_out: f64,
+    /// Gradient-norm threshold τ.
+    #[arg(allow_negative_numbers = true, long)]
+    tau: f64,
+    /// Per-example Hessian bound β.
+    #[arg(allow_negative_numbers = true, long)]
+    beta: f64,
+    /// Per-example gradient clipping norm C.
+    #[arg(allow_negative_numbers = true, long)]
+    clip: f64,
+    /// Calibration: σ = factor · σ_G(ε, δ; Δ = C).
+    #[arg(
+        allow_negative_numbers = true,
+        long = "noise-factor",
+        default_value_t = 1.3
+    )]
+    noise_factor: f64,
+}
+
+/// Computes ε (Thm 4.1) or calibrates (σ, λ).
+pub fn run(a: Alg1Args) -> anyhow::Result<Answer> {
+    check_delta(a.delta).map_err(flag_error)?;
+    match (a.sigma, a.lambda, a.epsilon) {
+        (Some(sigma), Some(lambda), None) => {
+            let p = Alg1Privacy {
+                sigma,
+                sigma_out: a.sigma_out,
+                tau: a.tau,
+                lambda,
+                beta: a.beta,
+                clip: a.clip,
+            };
+            let eps = p.epsilon(a.delta).map_err(flag_error)?;
+            Ok(Answer::one(
+                "epsilon",
+                eps,
+                "Algorithm 1, RDP (Thm 4.1) with the improved conversion",
+            ))
+        }
+        (None, None, Some(eps)) => {
+            let p = Alg1Privacy::calibrate(
+                eps,
+                a.delta,
+                a.noise_factor,
+                a.beta,
+                a.clip,
+                a.tau,
+                a.sigma_out,
+            )
+            .map_err(flag_error)?;
+            Ok(Answer {
+                values: vec![("sigma", p.sigma), ("lambda", p.lambda)],
+                context: format!(
+                    "σ = {} · σ_G, smallest λ > β meeting ({eps}, {})",
+                    a.noise_factor, a.delta
+                ),
+            })
+        }
+        _ => Err(conflict(
+            "give --sigma and --lambda (answer: epsilon), or --epsilon instead of both (answer: sigma, lambda)",
+        )),
+    }
+}

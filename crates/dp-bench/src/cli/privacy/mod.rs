@@ -1,0 +1,46 @@
+//! `dp-bench privacy …`: calculators over the dp-core accountants.
+//!
+//! Every subcommand answers one question (ε, δ, or a noise parameter) chosen by which flags
+//! are given; `--json` prints exactly one JSON object whose keys name the answer.
+
+use clap::{Args, Subcommand};
+
+mod alg1;
+mod dpsgd;
+mod gaussian;
+mod objpert;
+mod output;
+
+/// Arguments of `dp-bench privacy`.
+#[derive(Args)]
+pub struct PrivacyArgs {
+    #[command(subcommand)]
+    command: PrivacyCommand,
+    /// Print one JSON object instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum PrivacyCommand {
+    /// Gaussian mechanism (analytic; k-fold composition exact, or by the PLD/RDP accountant).
+    Gaussian(gaussian::GaussianArgs),
+    /// DP-SGD: Poisson-subsampled Gaussian over T steps, optionally with private tuning.
+    Dpsgd(dpsgd::DpsgdArgs),
+    /// Objective perturbation for GLMs (Kifer et al., RDP, privacy profile, lower bound).
+    Objpert(objpert::ObjpertArgs),
+    /// Redberg et al.'s Algorithm 1: ε of given parameters, or calibrated σ and λ.
+    Alg1(alg1::Alg1Args),
+}
+
+/// Runs the calculator and prints the answer.
+pub fn run(args: PrivacyArgs) -> anyhow::Result<()> {
+    let answer = match args.command {
+        PrivacyCommand::Gaussian(a) => gaussian::run(a)?,
+        PrivacyCommand::Dpsgd(a) => dpsgd::run(a)?,
+        PrivacyCommand::Objpert(a) => objpert::run(a)?,
+        PrivacyCommand::Alg1(a) => alg1::run(a)?,
+    };
+    answer.print(args.json);
+    Ok(())
+}

@@ -1,0 +1,343 @@
+//! The `dp-bench privacy` contract: flag names, JSON keys, values and exit codes.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Map<String, serde_json::Value> {
+    let mut a = vec!["privacy"];
+    a.extend_from_slice(args);
+    a.push("--json");
+    let (code, out, err) = run(&a);
+    assert_eq!(code, 0, "{args:?} failed: {err}");
+    assert_eq!(
+        out.trim().lines().count(),
+        1,
+        "exactly one JSON line: {out}"
+    );
+    serde_json::from_str::<serde_json::Value>(&out)
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .clone()
+}
+
+fn num(m: &serde_json::Map<String, serde_json::Value>, k: &str) -> f64 {
+    m.get(k)
+        .unwrap_or_else(|| panic!("key {k} in {m:?}"))
+        .as_f64()
+        .unwrap()
+}
+
+const DPSGD: [&str; 9] = [
+    "dpsgd",
+    "--sampling-rate",
+    "0.00708",
+    "--noise-multiplier",
+    "2.75",
+    "--steps",
+    "8478",
+    "--delta",
+    "1e-5",
+];
+
+#[test]
+fn dpsgd_anchor_rdp_and_pld() {
+    let rdp = num(&json(&DPSGD), "epsilon");
+    assert!((rdp - 1.0).abs() < 0.02, "RDP ε = {rdp}");
+    let mut a = DPSGD.to_vec();
+    a.extend(["--accountant", "pld"]);
+    let pld = num(&json(&a), "epsilon");
+    assert!((pld - 0.914).abs() < 0.01, "PLD ε = {pld}");
+    assert!(pld < rdp);
+}
+
+#[test]
+fn dpsgd_calibration_round_trips_and_tuning_costs_more() {
+    let z = num(
+        &json(&[
+            "dpsgd",
+            "--sampling-rate",
+            "0.00708",
+            "--epsilon",
+            "1",
+            "--steps",
+            "8478",
+            "--delta",
+            "1e-5",
+        ]),
+        "noise_multiplier",
+    );
+    let zs = z.to_string();
+    let eps = num(
+        &json(&[
+            "dpsgd",
+            "--sampling-rate",
+            "0.00708",
+            "--noise-multiplier",
+            &zs,
+            "--steps",
+            "8478",
+            "--delta",
+            "1e-5",
+        ]),
+        "epsilon",
+    );
+    assert!(
+        eps <= 1.0 && eps > 0.999,
+        "calibrated z = {z} gives ε = {eps}"
+    );
+    let mut a = DPSGD.to_vec();
+    a.extend(["--tuning", "poisson:15.41"]);
+    let tuned = num(&json(&a), "epsilon");
+    let mut b = DPSGD.to_vec();
+    b.extend(["--tuning", "tnb:1:10"]);
+    let geo = num(&json(&b), "epsilon");
+    assert!(tuned > 1.0 && geo > 1.0, "tuning adds cost: {tuned}, {geo}");
+}
+
+#[test]
+fn gaussian_modes_are_consistent() {
+    let sigma = num(
+        &json(&["gaussian", "--epsilon", "1", "--delta", "1e-5"]),
+        "sigma",
+    );
+    assert!((sigma - 3.7306).abs() < 1e-3, "σ = {sigma}");
+    let s = sigma.to_string();
+    let eps = num(
+        &json(&["gaussian", "--sigma", &s, "--delta", "1e-5"]),
+        "epsilon",
+    );
+    assert!((eps - 1.0).abs() < 1e-6);
+    let d_exact = num(
+        &json(&[
+            "gaussian",
+            "--sigma",
+            "3",
+            "--epsilon",
+            "1",
+            "--compositions",
+            "4",
+        ]),
+        "delta",
+    );
+    let d_pld = num(
+        &json(&[
+            "gaussian",
+            "--sigma",
+            "3",
+            "--epsilon",
+            "1",
+            "--compositions",
+            "4",
+            "--accountant",
+            "pld",
+        ]),
+        "delta",
+    );
+    let d_rdp = num(
+        &json(&[
+            "gaussian",
+            "--sigma",
+            "3",
+            "--epsilon",
+            "1",
+            "--compositions",
+            "4",
+            "--accountant",
+            "rdp",
+        ]),
+        "delta",
+    );
+    assert!(
+        d_pld >= d_exact && (d_pld - d_exact) / d_exact < 1e-3,
+        "{d_pld} vs {d_exact}"
+    );
+    assert!(
+        d_rdp > d_exact,
+        "RDP is an upper bound: {d_rdp} vs {d_exact}"
+    );
+}
+
+#[test]
+fn objpert_bounds_are_ordered() {
+    let base = [
+        "objpert",
+        "--sigma",
+        "5",
+        "--lambda",
+        "20",
+        "--beta",
+        "1",
+        "--lipschitz",
+        "1",
+        "--epsilon",
+        "1",
+    ];
+    let d = |bound: &str| {
+        let mut a = base.to_vec();
+        a.extend(["--bound", bound]);
+        num(&json(&a), "delta")
+    };
+    let (lower, profile, rdp, kifer) = (d("lower"), d("profile"), d("rdp"), d("kifer"));
+    assert!(
+        lower <= profile && profile <= rdp && rdp <= kifer,
+        "{lower} {profile} {rdp} {kifer}"
+    );
+    let mut a = base.to_vec();
+    a.extend(["--bound", "profile", "--compositions", "3"]);
+    assert!(num(&json(&a), "delta") > profile);
+}
+
+#[test]
+fn alg1_calibration_matches_the_sheet_check_value() {
+    let m = json(&[
+        "alg1",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+        "--sigma-out",
+        "0.15",
+        "--tau",
+        "0.01",
+        "--beta",
+        "0.5",
+        "--clip",
+        "1.4142135623730951",
+    ]);
+    let (sigma, lambda) = (num(&m, "sigma"), num(&m, "lambda"));
+    assert!(
+        (sigma - 6.859).abs() < 0.01 && (lambda - 4.02).abs() < 0.02,
+        "σ = {sigma}, λ = {lambda}"
+    );
+    let (s, l) = (sigma.to_string(), lambda.to_string());
+    let eps = num(
+        &json(&[
+            "alg1",
+            "--sigma",
+            &s,
+            "--lambda",
+            &l,
+            "--delta",
+            "1e-5",
+            "--sigma-out",
+            "0.15",
+            "--tau",
+            "0.01",
+            "--beta",
+            "0.5",
+            "--clip",
+            "1.4142135623730951",
+        ]),
+        "epsilon",
+    );
+    assert!(eps <= 1.0 && eps > 0.99, "ε = {eps}");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_the_flag() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["privacy", "gaussian", "--sigma", "1", "--delta", "1.5"],
+            "--delta",
+        ),
+        (
+            &["privacy", "gaussian", "--sigma", "-1", "--delta", "1e-5"],
+            "--sigma",
+        ),
+        (
+            &[
+                "privacy",
+                "dpsgd",
+                "--sampling-rate",
+                "0",
+                "--noise-multiplier",
+                "1",
+                "--steps",
+                "10",
+                "--delta",
+                "1e-5",
+            ],
+            "--sampling-rate",
+        ),
+        (
+            &[
+                "privacy",
+                "dpsgd",
+                "--sampling-rate",
+                "0.1",
+                "--noise-multiplier",
+                "1",
+                "--steps",
+                "10",
+            ],
+            "--delta",
+        ),
+        (
+            &[
+                "privacy",
+                "objpert",
+                "--sigma",
+                "5",
+                "--lambda",
+                "1",
+                "--beta",
+                "1",
+                "--lipschitz",
+                "1",
+                "--bound",
+                "rdp",
+                "--delta",
+                "1e-5",
+            ],
+            "--lambda",
+        ),
+        (
+            &[
+                "privacy", "gaussian", "--sigma", "1", "--delta", "1e-5", "--bogus", "1",
+            ],
+            "--bogus",
+        ),
+        (
+            &[
+                "privacy",
+                "objpert",
+                "--sigma",
+                "5",
+                "--lambda",
+                "20",
+                "--beta",
+                "1",
+                "--lipschitz",
+                "1",
+                "--bound",
+                "nope",
+                "--delta",
+                "1e-5",
+            ],
+            "--bound",
+        ),
+    ];
+    for (args, flag) in cases {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed {out}");
+        assert_eq!(
+            err.trim().lines().count(),
+            1,
+            "{args:?}: one line, got {err}"
+        );
+        assert!(err.contains(flag), "{args:?}: {err} should name {flag}");
+    }
+}
