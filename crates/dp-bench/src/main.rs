@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 mod cli;
 mod experiment;
+mod figures;
 mod plot;
 
 /// Differentially private convex learning benchmarks.

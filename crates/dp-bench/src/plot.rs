@@ -28,7 +28,12 @@ pub struct Series {
 impl Series {
     /// A solid line without error bars.
     pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
-        Series { name: name.into(), points, err: None, dashed: false }
+        Series {
+            name: name.into(),
+            points,
+            err: None,
+            dashed: false,
+        }
     }
 }
 
@@ -81,7 +86,11 @@ fn register_fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // Embedded DejaVu: rendering text needs no system fonts or fontconfig.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
         let _ = plotters::style::register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
     });
 }
@@ -90,7 +99,10 @@ impl Figure {
     fn size(&self) -> (u32, u32) {
         let cols = self.columns.max(1).min(self.panels.len().max(1));
         let rows = self.panels.len().div_ceil(cols).max(1);
-        (cols as u32 * (PANEL_W + LEGEND_W), rows as u32 * PANEL_H + TITLE_H)
+        (
+            cols as u32 * (PANEL_W + LEGEND_W),
+            rows as u32 * PANEL_H + TITLE_H,
+        )
     }
 
     /// Writes `<stem>.png` and `<stem>.svg`, each atomically.
@@ -99,13 +111,17 @@ impl Figure {
         let size = self.size();
         let dir = stem.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let name = stem.file_name().and_then(|s| s.to_str()).unwrap_or("figure");
+        let name = stem
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or("figure");
 
         let tmp_png = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
         {
             let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
             self.draw(&root)?;
-            root.present().map_err(|e| anyhow::anyhow!("cannot render PNG: {e}"))?;
+            root.present()
+                .map_err(|e| anyhow::anyhow!("cannot render PNG: {e}"))?;
         }
         std::fs::rename(&tmp_png, stem.with_extension("png"))
             .with_context(|| format!("cannot write {}", stem.with_extension("png").display()))?;
@@ -114,7 +130,8 @@ impl Figure {
         {
             let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
             self.draw(&root)?;
-            root.present().map_err(|e| anyhow::anyhow!("cannot render SVG: {e}"))?;
+            root.present()
+                .map_err(|e| anyhow::anyhow!("cannot render SVG: {e}"))?;
         }
         crate::experiment::store::write_atomic(&stem.with_extension("svg"), |f| {
             use std::io::Write;
@@ -128,7 +145,10 @@ impl Figure {
         root.fill(&WHITE).map_err(err)?;
         let (title_area, body) = root.split_vertically(TITLE_H);
         title_area
-            .titled(&self.title, ("sans-serif", 26).into_font().style(FontStyle::Bold))
+            .titled(
+                &self.title,
+                ("sans-serif", 26).into_font().style(FontStyle::Bold),
+            )
             .map_err(err)?;
         let cols = self.columns.max(1).min(self.panels.len().max(1));
         let rows = self.panels.len().div_ceil(cols).max(1);
@@ -203,7 +223,9 @@ fn draw_panel<DB: DrawingBackend>(
                 let e = s.err.as_ref().map_or(0.0, |e| e[i]);
                 (x, y, e)
             })
-            .filter(|&(x, y, _)| (!p.log_x || x > 0.0) && (!p.log_y || y > 0.0) && x.is_finite() && y.is_finite())
+            .filter(|&(x, y, _)| {
+                (!p.log_x || x > 0.0) && (!p.log_y || y > 0.0) && x.is_finite() && y.is_finite()
+            })
             .collect()
     };
     let all: Vec<(f64, f64, f64)> = p.series.iter().flat_map(pts).collect();
@@ -237,18 +259,36 @@ fn draw_panel<DB: DrawingBackend>(
         .draw()?;
     for (i, s) in p.series.iter().enumerate() {
         let color = style_of(i);
-        let data: Vec<(f64, f64)> = pts(s).iter().map(|&(x, y, _)| (tx(x, lx), tx(y, ly))).collect();
+        let data: Vec<(f64, f64)> = pts(s)
+            .iter()
+            .map(|&(x, y, _)| (tx(x, lx), tx(y, ly)))
+            .collect();
         if s.dashed {
-            chart.draw_series(DashedLineSeries::new(data.clone(), 8, 5, color.stroke_width(2)))?;
+            chart.draw_series(DashedLineSeries::new(
+                data.clone(),
+                8,
+                5,
+                color.stroke_width(2),
+            ))?;
         } else {
             chart.draw_series(LineSeries::new(data.clone(), color.stroke_width(2)))?;
         }
         if data.len() <= 40 {
-            chart.draw_series(data.iter().map(|&(x, y)| Circle::new((x, y), 4, color.filled())))?;
+            chart.draw_series(
+                data.iter()
+                    .map(|&(x, y)| Circle::new((x, y), 4, color.filled())),
+            )?;
         }
         if s.err.is_some() {
             chart.draw_series(pts(s).iter().map(|&(x, y, e)| {
-                ErrorBar::new_vertical(tx(x, lx), tx(y - e, ly), tx(y, ly), tx(y + e, ly), color.stroke_width(2), 10)
+                ErrorBar::new_vertical(
+                    tx(x, lx),
+                    tx(y - e, ly),
+                    tx(y, ly),
+                    tx(y + e, ly),
+                    color.stroke_width(2),
+                    10,
+                )
             }))?;
         }
     }
@@ -264,10 +304,19 @@ fn draw_legend<DB: DrawingBackend>(
         let y = 60 + 28 * i as i32;
         let color = style_of(i);
         if s.dashed {
-            area.draw(&PathElement::new(vec![(4, y), (14, y)], color.stroke_width(3)))?;
-            area.draw(&PathElement::new(vec![(20, y), (30, y)], color.stroke_width(3)))?;
+            area.draw(&PathElement::new(
+                vec![(4, y), (14, y)],
+                color.stroke_width(3),
+            ))?;
+            area.draw(&PathElement::new(
+                vec![(20, y), (30, y)],
+                color.stroke_width(3),
+            ))?;
         } else {
-            area.draw(&PathElement::new(vec![(4, y), (30, y)], color.stroke_width(3)))?;
+            area.draw(&PathElement::new(
+                vec![(4, y), (30, y)],
+                color.stroke_width(3),
+            ))?;
         }
         area.draw(&Text::new(s.name.clone(), (38, y - 8), font.clone()))?;
     }

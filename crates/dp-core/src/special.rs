@@ -100,7 +100,7 @@ pub fn log1m_exp(x: f64) -> f64 {
 /// ln Σ e^{xᵢ}; −∞ for an empty slice.
 pub fn log_sum_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if m == f64::NEG_INFINITY || m == f64::INFINITY {
+    if m.is_infinite() {
         return m;
     }
     m + xs.iter().map(|&x| (x - m).exp()).sum::<f64>().ln()

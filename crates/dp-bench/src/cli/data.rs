@@ -1,12 +1,132 @@
-//! `dp-bench data`.
+//! `dp-bench data`: list, fetch and describe datasets.
+//!
+//! Configuration comes from the environment (`DPBENCH_DATA_DIR`, `DPBENCH_DATA_MIRROR`,
+//! `DPBENCH_OFFLINE`); see `dp_data::DataConfig::from_env`.
 
-use clap::Args;
+use clap::{Args, Subcommand};
+use dp_data::{DataConfig, DatasetId};
 
 /// Arguments of `dp-bench data`.
 #[derive(Args)]
-pub struct DataArgs {}
+pub struct DataArgs {
+    #[command(subcommand)]
+    command: DataCommand,
+}
+
+#[derive(Subcommand)]
+enum DataCommand {
+    /// List the datasets and what is cached locally.
+    List,
+    /// Download and verify raw files (generate synthetic ones); `all` for every dataset.
+    Fetch {
+        /// Dataset names.
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<String>,
+    },
+    /// Shape, sparsity, label balance, split sizes and raw-file hashes of a dataset.
+    Info {
+        /// Dataset name.
+        name: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
 
 /// Runs the subcommand.
-pub fn run(_args: DataArgs) -> anyhow::Result<()> {
-    anyhow::bail!("dp-bench data is not implemented yet")
+pub fn run(args: DataArgs) -> anyhow::Result<()> {
+    let cfg = DataConfig::from_env();
+    match args.command {
+        DataCommand::List => list(&cfg),
+        DataCommand::Fetch { names } => {
+            let ids = if names.iter().any(|n| n == "all") {
+                dp_data::list().to_vec()
+            } else {
+                parse_names(&names)?
+            };
+            for id in ids {
+                for path in cfg.fetch(id)? {
+                    println!("{id}: {}", path.display());
+                }
+            }
+            Ok(())
+        }
+        DataCommand::Info { name, json } => {
+            let id = parse_names(std::slice::from_ref(&name))?[0];
+            let info = cfg.info(id)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&info)?);
+            } else {
+                println!("{} — {}", info.name, info.summary);
+                println!("rows               {}", info.rows);
+                println!("features           {} ({})", info.features, info.storage);
+                println!("nonzeros           {}", info.nonzeros);
+                println!("positive fraction  {:.4}", info.positive_fraction);
+                println!("classes            {}", info.classes);
+                println!(
+                    "train / test rows  {} / {}",
+                    info.train_rows, info.test_rows
+                );
+                for (file, sha) in &info.sha256 {
+                    println!("sha256             {sha}  {file}");
+                }
+                println!("cache              {}", info.cache_file.display());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Registry ids for `names`, or a usage error (exit 2) listing the valid names.
+fn parse_names(names: &[String]) -> anyhow::Result<Vec<DatasetId>> {
+    let mut ids = Vec::with_capacity(names.len());
+    for n in names {
+        match n.parse::<DatasetId>() {
+            Ok(id) => ids.push(id),
+            Err(e) => return crate::cli::usage(e.to_string()),
+        }
+    }
+    Ok(ids)
+}
+
+fn list(cfg: &DataConfig) -> anyhow::Result<()> {
+    println!("{:<12} {:<10} summary", "name", "status");
+    for &id in dp_data::list() {
+        let files = id.spec().files;
+        let status = if cfg.cache_path(id).exists() {
+            "ready"
+        } else if files.is_empty() {
+            "generated"
+        } else if files
+            .iter()
+            .all(|f| cfg.raw_dir(id.name()).join(f.name).exists())
+        {
+            "raw"
+        } else {
+            "missing"
+        };
+        println!("{:<12} {:<10} {}", id.name(), status, id.spec().summary);
+    }
+    println!("cache: {}", cfg.cache_dir.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_names_are_usage_errors_listing_valid_names() {
+        let err = parse_names(&["adult".into(), "adlt".into()]).unwrap_err();
+        assert!(err.downcast_ref::<crate::cli::UsageError>().is_some());
+        let msg = err.to_string();
+        assert!(
+            msg.contains("adlt") && msg.contains("synthetic-l") && msg.contains("rcv1"),
+            "{msg}"
+        );
+        assert_eq!(
+            parse_names(&["mnist".into()]).unwrap(),
+            vec![DatasetId::Mnist]
+        );
+    }
 }

@@ -1,12 +1,39 @@
-//! `dp-bench run`.
+//! `dp-bench run CONFIG.toml` (also `dp-bench CONFIG.toml`).
+
+use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::experiment::config::Config;
+use crate::experiment::runner;
+
 /// Arguments of `dp-bench run`.
 #[derive(Args)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    /// Experiment config (TOML), e.g. configs/adult.toml.
+    config: PathBuf,
+    /// Results folder (default: the config's `output_dir`, else results/<config file stem>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
 
-/// Runs the subcommand.
-pub fn run(_args: RunArgs) -> anyhow::Result<()> {
-    anyhow::bail!("dp-bench run is not implemented yet")
+/// Validates the whole config before any work, then runs the unfinished cells.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let cfg = Config::load(&args.config)?;
+    let dir = args.out.unwrap_or_else(|| runner::default_out_dir(&args.config, &cfg));
+    let report = runner::run(&cfg, &dir, !args.quiet)?;
+    eprintln!(
+        "{}: {} cells ({} run now, {} already done) in {:.1} s; results in {}",
+        args.config.display(),
+        report.total,
+        report.ran,
+        report.skipped,
+        report.seconds,
+        report.dir.display()
+    );
+    print!("{}", std::fs::read_to_string(report.dir.join("summary.md"))?);
+    Ok(())
 }

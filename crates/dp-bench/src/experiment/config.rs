@@ -46,9 +46,34 @@ pub struct DatasetConfig {
     /// Fraction of rows held out for testing.
     #[serde(default = "default_test_fraction")]
     pub test_fraction: f64,
-    /// Seed of the shuffle that makes the (fixed) train/test split.
-    #[serde(default)]
+    /// Seed of the shuffle that makes the (fixed) train/test split; the default is the seed
+    /// of Iyengar et al.'s preprocessing scripts.
+    #[serde(default = "default_split_seed")]
     pub split_seed: u64,
+    /// Clip every row to this ℓ2 norm (Iyengar et al.).
+    #[serde(default)]
+    pub clip_row_norm: Option<f64>,
+    /// Clip every coordinate to [−c, c] (Iyengar et al.).
+    #[serde(default)]
+    pub clip_linf: Option<f64>,
+}
+
+impl DatasetConfig {
+    /// The dp-data preprocessing recipe these keys describe.
+    pub fn preprocess(&self) -> dp_data::Preprocess {
+        dp_data::Preprocess {
+            normalize_rows: self.normalize_rows,
+            clip_row_norm: self.clip_row_norm,
+            clip_linf: self.clip_linf,
+            bias: self.bias,
+            shuffle_seed: self.split_seed,
+            test_fraction: self.test_fraction,
+        }
+    }
+}
+
+fn default_split_seed() -> u64 {
+    u64::from(dp_data::dataset::IYENGAR_SEED)
 }
 
 fn yes() -> bool {
@@ -210,7 +235,8 @@ impl Config {
                 .span()
                 .map(|s| {
                     let line = text[..s.start].matches('\n').count() + 1;
-                    format!(" (line {line})")
+                    let src = text.lines().nth(line - 1).unwrap_or("").trim();
+                    format!(" (line {line}: `{src}`)")
                 })
                 .unwrap_or_default();
             UsageError(format!("{}{loc}: {msg}", path.display()))
@@ -243,12 +269,23 @@ impl Config {
                 d.test_fraction
             ));
         }
-        // DATASET-NAME-CHECK (wired to dp-data's registry once it lands)
+        let known: Vec<&str> = dp_data::list().iter().map(|d| d.name()).collect();
+        if !known.contains(&d.name.as_str()) {
+            return Err(format!(
+                "key `dataset.name` = {:?} is not a known dataset; use one of: {}",
+                d.name,
+                known.join(", ")
+            ));
+        }
+        d.preprocess()
+            .validate()
+            .map_err(|e| format!("table `dataset`: {e}"))?;
         if self.methods.is_empty() {
             return Err("table `methods` must define at least one method".into());
         }
         for (name, m) in &self.methods {
-            m.validate().map_err(|e| format!("key `methods.{name}.{e}"))?;
+            m.validate()
+                .map_err(|e| format!("key `methods.{name}.{e}"))?;
         }
         Ok(())
     }
@@ -278,7 +315,10 @@ impl MethodConfig {
                 pos("lr_min", s.lr_min)?;
                 pos("lr_max", s.lr_max)?;
                 if s.lr_min > s.lr_max {
-                    return Err(format!("lr_min` = {} must be <= lr_max = {}", s.lr_min, s.lr_max));
+                    return Err(format!(
+                        "lr_min` = {} must be <= lr_max = {}",
+                        s.lr_min, s.lr_max
+                    ));
                 }
                 if s.epochs == 0 {
                     return Err("epochs` must be >= 1".into());
@@ -331,24 +371,33 @@ tuning = "honest"
     #[test]
     fn rejects_unknown_keys_naming_them() {
         let bad = GOOD.replace("trials = 2", "trials = 2\ntrails = 3");
-        let e = Config::parse(&bad, Path::new("x.toml")).unwrap_err().to_string();
+        let e = Config::parse(&bad, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("x.toml") && e.contains("trails"), "{e}");
         let bad = GOOD.replace("kind = \"alg1\"", "kind = \"alg1\"\ntau_x = 1");
-        let e = Config::parse(&bad, Path::new("x.toml")).unwrap_err().to_string();
+        let e = Config::parse(&bad, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("tau_x"), "{e}");
     }
 
     #[test]
     fn rejects_out_of_range_values_naming_the_key() {
         let bad = GOOD.replace("delta = 1e-5", "delta = 1.5");
-        let e = Config::parse(&bad, Path::new("x.toml")).unwrap_err().to_string();
+        let e = Config::parse(&bad, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`delta`") && e.contains("(0, 1)"), "{e}");
         let bad = GOOD.replace("[0.5, 1.0]", "[0.5, -1.0]");
-        let e = Config::parse(&bad, Path::new("x.toml")).unwrap_err().to_string();
+        let e = Config::parse(&bad, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("epsilons[1]"), "{e}");
         let bad = GOOD.replace("synthetic-l", "nope");
-        let _ = &bad;
-        let e = Config::parse(&bad, Path::new("x.toml")).unwrap_err().to_string();
+        let e = Config::parse(&bad, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("dataset.name"), "{e}");
     }
 }

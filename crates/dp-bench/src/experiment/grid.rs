@@ -25,7 +25,10 @@ pub struct Cell {
 impl Cell {
     /// Stable identity used to skip finished cells on resume.
     pub fn key(&self) -> String {
-        format!("{}|{}|{}|{}", self.method, self.epsilon, self.trial, self.fingerprint)
+        format!(
+            "{}|{}|{}|{}",
+            self.method, self.epsilon, self.trial, self.fingerprint
+        )
     }
 }
 
@@ -66,7 +69,13 @@ pub fn expand(cfg: &Config) -> Vec<Cell> {
                     &eps.to_bits().to_le_bytes(),
                     &trial.to_le_bytes(),
                 ]);
-                cells.push(Cell { method: name.clone(), epsilon: eps, trial, seed, fingerprint: fp.clone() });
+                cells.push(Cell {
+                    method: name.clone(),
+                    epsilon: eps,
+                    trial,
+                    seed,
+                    fingerprint: fp.clone(),
+                });
             }
         }
     }
@@ -81,7 +90,11 @@ mod tests {
     fn seeds_are_distinct_and_stable() {
         let a = derive_seed(&[b"x", b"1"]);
         assert_eq!(a, derive_seed(&[b"x", b"1"]));
-        assert_ne!(a, derive_seed(&[b"x1", b""]), "length prefix separates parts");
+        assert_ne!(
+            a,
+            derive_seed(&[b"x1", b""]),
+            "length prefix separates parts"
+        );
         assert_ne!(a, derive_seed(&[b"x", b"2"]));
     }
 }

@@ -2,5 +2,8 @@
 
 pub mod config;
 pub mod grid;
+pub mod methods;
+pub mod report;
+pub mod runner;
 pub mod store;
 pub mod summary;

@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::config::Config;
 use super::methods::{self, Prepared};
-use super::store::Store;
+use super::store::{CellResult, Store};
 use super::{grid, report, summary};
 
 /// What a run did.
@@ -43,6 +43,7 @@ pub fn default_out_dir(config_path: &Path, cfg: &Config) -> PathBuf {
 pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport> {
     let start = Instant::now();
     let prepared = Prepared::new(cfg)?;
+    let ctx = prepared.context()?;
     let mut store = Store::open(dir)?;
     report::write_config_copy(dir, cfg)?;
     let cells = grid::expand(cfg);
@@ -63,15 +64,31 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
         eprintln!("resuming: {skipped} of {} cells already finished in {}", cells.len(), dir.display());
     }
 
-    let store_lock = Mutex::new(&mut store);
-    todo.par_iter().try_for_each(|cell| -> anyhow::Result<()> {
-        let row = methods::run_cell(&prepared, cell).with_context(|| {
-            format!("cell {} ε={} trial={} failed", cell.method, cell.epsilon, cell.trial)
-        })?;
-        bar.set_message(format!("{} ε={}", cell.method, cell.epsilon));
-        store_lock.lock().expect("store lock").append(row)?;
-        bar.inc(1);
-        Ok(())
+    // Cells run on rayon's pool; only this thread touches the store (polars writes from a
+    // rayon worker can deadlock against polars' own pool, and one writer keeps files whole).
+    let (tx, rx) = mpsc::channel::<CellResult>();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let ctx = &ctx;
+        let todo = &todo;
+        let workers = scope.spawn(move || {
+            todo.par_iter().try_for_each_with(tx, |tx, cell| -> anyhow::Result<()> {
+                let row = methods::run_cell(ctx, cell).with_context(|| {
+                    format!("cell {} ε={} trial={} failed", cell.method, cell.epsilon, cell.trial)
+                })?;
+                tx.send(row).map_err(|_| anyhow::anyhow!("results writer stopped"))
+            })
+        });
+        let mut write_result = Ok(());
+        for row in rx {
+            bar.set_message(format!("{} ε={}", row.method, row.epsilon));
+            if let Err(e) = store.append(row) {
+                write_result = Err(e);
+                break; // dropping the receiver makes the workers stop
+            }
+            bar.inc(1);
+        }
+        let run_result = workers.join().expect("worker thread panicked");
+        write_result.and(run_result)
     })?;
     bar.finish_and_clear();
 

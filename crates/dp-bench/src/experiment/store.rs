@@ -54,8 +54,15 @@ impl Store {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create results directory {}", dir.display()))?;
         let path = dir.join("cells.parquet");
-        let rows = if path.exists() { read_parquet(&path)? } else { Vec::new() };
-        Ok(Store { dir: dir.to_path_buf(), rows })
+        let rows = if path.exists() {
+            read_parquet(&path)?
+        } else {
+            Vec::new()
+        };
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            rows,
+        })
     }
 
     /// Results folder.
@@ -113,47 +120,84 @@ fn to_frame(rows: &[CellResult]) -> anyhow::Result<DataFrame> {
             Column::new($name.into(), rows.iter().map($f).collect::<Vec<_>>())
         };
     }
-    Ok(DataFrame::new(rows.len(), vec![
-        col!("method", |r| r.method.clone()),
-        col!("epsilon", |r| r.epsilon),
-        col!("delta", |r| r.delta),
-        col!("trial", |r| r.trial),
-        col!("seed", |r| r.seed),
-        col!("accuracy", |r| r.accuracy),
-        col!("noise", |r| r.noise),
-        col!("lambda", |r| r.lambda),
-        col!("runs", |r| r.runs),
-        col!("best_lr", |r| r.best_lr),
-        col!("lr_accuracies", |r| r.lr_accuracies.clone()),
-        col!("iterations", |r| r.iterations),
-        col!("epsilon_accounted", |r| r.epsilon_accounted),
-        col!("wall_ms", |r| r.wall_ms),
-        col!("key", |r| r.key.clone()),
-    ])?)
+    Ok(DataFrame::new(
+        rows.len(),
+        vec![
+            col!("method", |r| r.method.clone()),
+            col!("epsilon", |r| r.epsilon),
+            col!("delta", |r| r.delta),
+            col!("trial", |r| r.trial),
+            col!("seed", |r| r.seed),
+            col!("accuracy", |r| r.accuracy),
+            col!("noise", |r| r.noise),
+            col!("lambda", |r| r.lambda),
+            col!("runs", |r| r.runs),
+            col!("best_lr", |r| r.best_lr),
+            col!("lr_accuracies", |r| r.lr_accuracies.clone()),
+            col!("iterations", |r| r.iterations),
+            col!("epsilon_accounted", |r| r.epsilon_accounted),
+            col!("wall_ms", |r| r.wall_ms),
+            col!("key", |r| r.key.clone()),
+        ],
+    )?)
 }
 
 fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellResult>> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let df = ParquetReader::new(file).finish().map_err(|e| {
-        anyhow::anyhow!("{} is not a readable results file ({e}); delete it to start over", path.display())
+        anyhow::anyhow!(
+            "{} is not a readable results file ({e}); delete it to start over",
+            path.display()
+        )
     })?;
     let n = df.height();
     let s = |name: &str| -> anyhow::Result<Vec<String>> {
-        Ok(df.column(name)?.str()?.iter().map(|v| v.unwrap_or_default().to_string()).collect())
+        Ok(df
+            .column(name)?
+            .str()?
+            .iter()
+            .map(|v| v.unwrap_or_default().to_string())
+            .collect())
     };
     let f = |name: &str| -> anyhow::Result<Vec<f64>> {
-        Ok(df.column(name)?.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+        Ok(df
+            .column(name)?
+            .f64()?
+            .iter()
+            .map(|v| v.unwrap_or(f64::NAN))
+            .collect())
     };
     let u32c = |name: &str| -> anyhow::Result<Vec<u32>> {
-        Ok(df.column(name)?.u32()?.iter().map(|v| v.unwrap_or(0)).collect())
+        Ok(df
+            .column(name)?
+            .u32()?
+            .iter()
+            .map(|v| v.unwrap_or(0))
+            .collect())
     };
     let u64c = |name: &str| -> anyhow::Result<Vec<u64>> {
-        Ok(df.column(name)?.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
+        Ok(df
+            .column(name)?
+            .u64()?
+            .iter()
+            .map(|v| v.unwrap_or(0))
+            .collect())
     };
     let (method, lr_acc, key) = (s("method")?, s("lr_accuracies")?, s("key")?);
-    let (epsilon, delta, accuracy, noise) = (f("epsilon")?, f("delta")?, f("accuracy")?, f("noise")?);
-    let (lambda, best_lr, eps_acc, wall) = (f("lambda")?, f("best_lr")?, f("epsilon_accounted")?, f("wall_ms")?);
-    let (trial, runs, seed, iterations) = (u32c("trial")?, u32c("runs")?, u64c("seed")?, u64c("iterations")?);
+    let (epsilon, delta, accuracy, noise) =
+        (f("epsilon")?, f("delta")?, f("accuracy")?, f("noise")?);
+    let (lambda, best_lr, eps_acc, wall) = (
+        f("lambda")?,
+        f("best_lr")?,
+        f("epsilon_accounted")?,
+        f("wall_ms")?,
+    );
+    let (trial, runs, seed, iterations) = (
+        u32c("trial")?,
+        u32c("runs")?,
+        u64c("seed")?,
+        u64c("iterations")?,
+    );
     Ok((0..n)
         .map(|i| CellResult {
             method: method[i].clone(),

@@ -49,7 +49,10 @@ pub fn summarize(cfg: &Config, rows: &[CellResult]) -> Vec<SummaryRow> {
     let mut groups: BTreeMap<(String, u64), Vec<&CellResult>> = BTreeMap::new();
     for r in rows {
         if cfg.methods.contains_key(&r.method) && cfg.epsilons.contains(&r.epsilon) {
-            groups.entry((r.method.clone(), r.epsilon.to_bits())).or_default().push(r);
+            groups
+                .entry((r.method.clone(), r.epsilon.to_bits()))
+                .or_default()
+                .push(r);
         }
     }
     let mut out = Vec::new();
@@ -86,7 +89,11 @@ pub fn summarize(cfg: &Config, rows: &[CellResult]) -> Vec<SummaryRow> {
             chosen_lr,
         });
     }
-    out.sort_by(|a, b| a.method.cmp(&b.method).then(a.epsilon.total_cmp(&b.epsilon)));
+    out.sort_by(|a, b| {
+        a.method
+            .cmp(&b.method)
+            .then(a.epsilon.total_cmp(&b.epsilon))
+    });
     out
 }
 
@@ -124,7 +131,11 @@ pub fn markdown_table(rows: &[SummaryRow]) -> String {
     let mut eps: Vec<f64> = rows.iter().map(|r| r.epsilon).collect();
     eps.sort_by(f64::total_cmp);
     eps.dedup();
-    let mut s = format!("| ε | {} |\n|---|{}\n", methods.join(" | "), "---|".repeat(methods.len()));
+    let mut s = format!(
+        "| ε | {} |\n|---|{}\n",
+        methods.join(" | "),
+        "---|".repeat(methods.len())
+    );
     for e in eps {
         s.push_str(&format!("| {e} |"));
         for m in &methods {

@@ -1,1 +1,28 @@
-//! DP convex learners.
+//! DP convex learners: GLM losses, the clipped-gradient loss, the perturbed objective and
+//! L-BFGS behind Algorithm 1 (Redberg et al. 2023), DP-SGD, and a non-private baseline.
+//!
+//! Every learner takes a [`data::GlmData`] (features, ±1 labels and cached norms, prepared
+//! once per dataset) and a caller-seeded `rand::Rng`. Privacy parameters are calibrated by
+//! [`crate::accounting`] and passed in.
+
+pub mod alg1;
+pub mod baseline;
+pub mod clipped;
+pub mod data;
+pub mod dpsgd;
+pub mod lbfgs;
+pub mod loss;
+pub mod metrics;
+pub mod objective;
+pub mod optimizer;
+pub mod poisson_sampler;
+pub mod synthetic;
+
+pub use alg1::{Alg1Output, Alg1Params, alg1, alg1_with};
+pub use baseline::{fit_glm, logistic_regression};
+pub use data::GlmData;
+pub use dpsgd::{DpSgdOutput, DpSgdParams, dpsgd};
+pub use lbfgs::{LbfgsOptions, LbfgsReport, LbfgsStatus};
+pub use loss::{GlmLoss, beta, lipschitz};
+pub use metrics::{accuracy, mean_loss};
+pub use optimizer::Optimizer;

@@ -1,0 +1,240 @@
+//! Figure 2 (Section 5): test accuracy against ε of Algorithm 1 and dishonestly / honestly
+//! tuned DP-SGD, one panel per dataset whose results exist under `results/<config stem>/`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::csv::{LongCsv, Table};
+use super::{Outcome, save};
+use crate::experiment::report::accuracy_panel;
+use crate::experiment::summary::SummaryRow;
+use crate::plot::Figure;
+
+/// Config stems (= results folders) of the paper's datasets, with display names, in the
+/// paper's order.
+pub const DATASETS: [(&str, &str); 4] = [
+    ("adult", "Adult"),
+    ("synthetic-l", "Synthetic-L"),
+    ("synthetic-h", "Synthetic-H"),
+    ("gisette", "Gisette"),
+];
+
+/// Method names in `summary.csv` and their display names (the paper's table columns order).
+pub const METHODS: [(&str, &str); 3] = [
+    ("dpsgd_dishonest", "DP-SGD (dishonest)"),
+    ("alg1", "Algorithm 1"),
+    ("dpsgd_honest", "DP-SGD (honest)"),
+];
+
+/// One dataset's summary.
+#[derive(Clone, Debug)]
+pub struct DatasetResults {
+    /// Config stem, e.g. `synthetic-l`.
+    pub stem: &'static str,
+    /// Display name, e.g. `Synthetic-L`.
+    pub name: &'static str,
+    /// Rows of `summary.csv` (method names as in the file).
+    pub rows: Vec<SummaryRow>,
+    /// δ of the run, from the config copy beside the results, if present.
+    pub delta: Option<f64>,
+}
+
+/// Reads a `summary.csv` (`method,epsilon,mean_accuracy,ci95,trials`).
+pub fn read_summary(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
+    let t = Table::read(path)?;
+    (0..t.rows.len())
+        .map(|i| {
+            Ok(SummaryRow {
+                method: t.text(i, "method")?.to_string(),
+                epsilon: t.num(i, "epsilon")?,
+                mean_accuracy: t.num(i, "mean_accuracy")?,
+                ci95: t.num(i, "ci95")?,
+                trials: t.num(i, "trials")? as usize,
+                chosen_lr: f64::NAN,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(|| format!("cannot parse {}", path.display()))
+}
+
+fn read_delta(dir: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join("config.toml")).ok()?;
+    text.parse::<toml::Table>().ok()?.get("delta")?.as_float()
+}
+
+/// Every dataset of [`DATASETS`] with a `summary.csv` under `results`.
+pub fn load(results: &Path) -> anyhow::Result<Vec<DatasetResults>> {
+    let mut found = Vec::new();
+    for (stem, name) in DATASETS {
+        let dir = results.join(stem);
+        let path = dir.join("summary.csv");
+        if path.is_file() {
+            let rows = read_summary(&path)?;
+            if !rows.is_empty() {
+                found.push(DatasetResults {
+                    stem,
+                    name,
+                    rows,
+                    delta: read_delta(&dir),
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The command that produces the results of one dataset.
+pub fn run_command(stem: &str) -> String {
+    format!("cargo run --release -p dp-bench -- configs/{stem}.toml")
+}
+
+/// Why nothing could be plotted, naming the commands that produce the inputs.
+pub fn missing_message(what: &str, results: &Path) -> String {
+    format!(
+        "{what} skipped: no results/<dataset>/summary.csv under {} for any of {}; run \
+         scripts/reproduce-redberg2023.sh (or e.g. `{}`) first",
+        results.display(),
+        DATASETS.map(|d| d.0).join(", "),
+        run_command("adult")
+    )
+}
+
+/// Display name of a summary method.
+pub fn method_name(method: &str) -> &str {
+    METHODS
+        .iter()
+        .find(|m| m.0 == method)
+        .map_or(method, |m| m.1)
+}
+
+fn display_rows(rows: &[SummaryRow]) -> Vec<SummaryRow> {
+    rows.iter()
+        .map(|r| SummaryRow {
+            method: method_name(&r.method).to_string(),
+            ..r.clone()
+        })
+        .collect()
+}
+
+/// Writes fig2.{png,svg,csv}, or reports why it cannot.
+pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
+    let found = load(results)?;
+    if found.is_empty() {
+        return Ok(Outcome::Skipped(missing_message("Figure 2", results)));
+    }
+    let mut csv = LongCsv::new(&[
+        "dataset",
+        "method",
+        "epsilon",
+        "mean_accuracy",
+        "ci95",
+        "trials",
+    ]);
+    for d in &found {
+        for r in &d.rows {
+            csv.push(vec![
+                d.stem.into(),
+                r.method.clone().into(),
+                r.epsilon.into(),
+                r.mean_accuracy.into(),
+                r.ci95.into(),
+                (r.trials as u64).into(),
+            ])?;
+        }
+    }
+    let panels = found
+        .iter()
+        .map(|d| {
+            let trials = d.rows.iter().map(|r| r.trials).max().unwrap_or(0);
+            let delta = d.delta.map_or(String::new(), |x| format!("δ = {x:e}, "));
+            accuracy_panel(
+                &format!("{} ({delta}{trials} trials, ±1.96·SE)", d.name),
+                &display_rows(&d.rows),
+            )
+        })
+        .collect::<Vec<_>>();
+    let columns = if panels.len() == 1 { 1 } else { 2 };
+    let figure = Figure {
+        title: "Figure 2: Algorithm 1 vs honest and dishonest DP-SGD (Redberg et al. 2023, §5)"
+            .into(),
+        panels,
+        columns,
+    };
+    let files: Vec<PathBuf> = save(out, "fig2", &figure, &csv)?;
+    Ok(Outcome::Written(files))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Writes a fake `results/<stem>/summary.csv` with the three methods at the given ε.
+    pub(crate) fn fake_summary(
+        results: &Path,
+        stem: &str,
+        eps: &[f64],
+        acc: impl Fn(&str, f64) -> f64,
+    ) {
+        let dir = results.join(stem);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut s = String::from("method,epsilon,mean_accuracy,ci95,trials\n");
+        for (m, _) in METHODS {
+            for &e in eps {
+                s.push_str(&format!("{m},{e},{:.4},0.4000,10\n", acc(m, e)));
+            }
+        }
+        std::fs::write(dir.join("summary.csv"), s).unwrap();
+        std::fs::write(
+            dir.join("config.toml"),
+            "experiment = \"x\"\ndelta = 1e-5\n",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn figures_fig2_is_skipped_with_the_command_when_no_results_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        match write(&out, &dir.path().join("results")).unwrap() {
+            Outcome::Skipped(msg) => {
+                assert!(
+                    msg.contains("cargo run --release -p dp-bench -- configs/adult.toml"),
+                    "{msg}"
+                );
+                assert!(msg.contains("reproduce-redberg2023.sh"), "{msg}");
+            }
+            other => panic!("expected a skip, got {other:?}"),
+        }
+        assert!(!out.join("fig2.png").exists());
+    }
+
+    #[test]
+    fn figures_fig2_plots_every_dataset_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results");
+        let eps = [0.1, 1.0, 8.0];
+        fake_summary(&results, "adult", &eps, |m, e| {
+            80.0 + e.ln() + if m == "alg1" { 1.0 } else { 0.0 }
+        });
+        fake_summary(&results, "gisette", &eps, |_, e| 90.0 + e.ln());
+        let out = dir.path().join("out");
+        let Outcome::Written(files) = write(&out, &results).unwrap() else {
+            panic!("skipped")
+        };
+        assert_eq!(files.len(), 3);
+        let t = Table::read(&out.join("fig2.csv")).unwrap();
+        assert_eq!(t.rows.len(), 2 * 3 * eps.len());
+        let datasets: std::collections::BTreeSet<&str> = (0..t.rows.len())
+            .map(|i| t.text(i, "dataset").unwrap())
+            .collect();
+        assert_eq!(
+            datasets.into_iter().collect::<Vec<_>>(),
+            ["adult", "gisette"]
+        );
+        assert_eq!(t.num(0, "ci95").unwrap(), 0.4);
+        if let Ok(keep) = std::env::var("DPBENCH_KEEP_TEST_PLOT") {
+            std::fs::copy(out.join("fig2.png"), keep).unwrap();
+        }
+    }
+}

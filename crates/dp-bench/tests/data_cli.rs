@@ -1,0 +1,131 @@
+//! `dp-bench data …` end to end, with the shared raw-file mirror and a temp cache per test.
+//! Environment variables are set on the child process only, so tests cannot race.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn shared_raw() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/raw");
+    assert!(
+        p.join("adult").join("adult.data").is_file(),
+        "the shared dataset mirror is missing: expected {} (shared/datasets/raw beside the repository)",
+        p.display()
+    );
+    p
+}
+
+fn dp_bench(cache: &Path, mirror: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
+        .args(args)
+        .env("DPBENCH_DATA_DIR", cache)
+        .env("DPBENCH_DATA_MIRROR", mirror)
+        .env("DPBENCH_OFFLINE", "1")
+        .output()
+        .expect("runs dp-bench")
+}
+
+fn info_json(cache: &Path, mirror: &Path, name: &str) -> serde_json::Value {
+    let out = dp_bench(cache, mirror, &["data", "info", name, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn info_reports_reference_shapes() {
+    let cache = tempfile::tempdir().unwrap();
+    let raw = shared_raw();
+    let adult = info_json(cache.path(), &raw, "adult");
+    assert_eq!(adult["rows"], 45_222);
+    assert_eq!(adult["features"], 104);
+    assert_eq!(
+        format!("{:.4}", adult["positive_fraction"].as_f64().unwrap()),
+        "0.2478"
+    );
+    assert_eq!(adult["train_rows"], 36_177);
+    assert_eq!(adult["test_rows"], 9_045);
+    assert!(adult["nonzeros"].as_u64().unwrap() > 45_222 * 8);
+    assert_eq!(
+        adult["sha256"]["adult.data"],
+        "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"
+    );
+    let l = info_json(cache.path(), &raw, "synthetic-l");
+    assert_eq!(
+        (l["rows"].as_u64(), l["features"].as_u64()),
+        (Some(10_000), Some(20))
+    );
+    let h = info_json(cache.path(), &raw, "synthetic-h");
+    assert_eq!(
+        (h["rows"].as_u64(), h["features"].as_u64()),
+        (Some(5_000), Some(5_000))
+    );
+
+    let out = dp_bench(cache.path(), &raw, &["data", "list"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("adult") && text.contains("ready"),
+        "{text}"
+    );
+}
+
+#[test]
+fn corrupt_mirror_fails_with_checksum_error_and_writes_nothing() {
+    let mirror = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(mirror.path().join("adult")).unwrap();
+    for f in ["adult.data", "adult.test"] {
+        std::fs::copy(
+            shared_raw().join("adult").join(f),
+            mirror.path().join("adult").join(f),
+        )
+        .unwrap();
+    }
+    let victim = mirror.path().join("adult").join("adult.data");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    bytes[12_345] ^= 0x20;
+    std::fs::write(&victim, bytes).unwrap();
+
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().join("cache");
+    let out = dp_bench(
+        &cache_dir,
+        mirror.path(),
+        &["data", "info", "adult", "--json"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("checksum mismatch for adult.data"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(!cache_dir.exists(), "nothing may be written to the cache");
+
+    let out = dp_bench(&cache_dir, mirror.path(), &["data", "fetch", "adult"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!cache_dir.exists());
+}
+
+#[test]
+fn unknown_dataset_is_a_usage_error() {
+    let cache = tempfile::tempdir().unwrap();
+    for args in [
+        &["data", "info", "adulttt"][..],
+        &["data", "fetch", "mnist", "nope"][..],
+    ] {
+        let out = dp_bench(cache.path(), &shared_raw(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("valid names") && stderr.contains("synthetic-h"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}

@@ -1,0 +1,274 @@
+//! Calibration of a privacy parameter through a monotone map, returning the parameter on the
+//! safe side of the target.
+//!
+//! Every accountant calibration (σ for a target (ε, δ), ε for a given δ, the DP-SGD noise
+//! multiplier, the ObjPert regulariser λ) is a 1-D monotone root find. The search variable is
+//! `u = ln(x − lo)`, so brackets expand geometrically and the refinement works in relative
+//! terms. The returned `x` always satisfies `f(x) ≤ target` (re-verified before returning): an
+//! accountant that rounds towards the unsafe side would under-report the privacy loss.
+
+use crate::error::{DpError, Result};
+
+/// Relative width of the final bracket (the brief asks for ≤ 1e-10).
+pub const REL_TOL: f64 = 1e-11;
+
+/// Largest factor by which the bracket search may move away from `start` (in `x − lo`).
+const MAX_SPAN: f64 = 1e300;
+/// Iteration cap of the refinement; bisection alone needs < 100 steps from any bracket.
+const MAX_ITER: usize = 400;
+
+/// Smallest `x ∈ (lo, hi]` with `f(x) ≤ target`, for `f` non-increasing in `x`.
+///
+/// `start ∈ (lo, hi]` seeds the bracket search; `hi` may be `+∞` (it is evaluated when finite).
+/// If `f` is already below the target as `x → lo`, the smallest probed `x` (about
+/// `lo + (start − lo)·1e-300`) is returned. Errors when no `x ≤ hi` meets the target, when `f`
+/// returns NaN, or when `f` itself fails.
+pub fn calibrate_decreasing<F>(f: F, target: f64, start: f64, lo: f64, hi: f64) -> Result<f64>
+where
+    F: FnMut(f64) -> Result<f64>,
+{
+    search(f, target, start, lo, hi, Direction::Decreasing)
+}
+
+/// Largest `x ∈ (lo, hi]` with `f(x) ≤ target`, for `f` non-decreasing in `x`.
+///
+/// Same conventions as [`calibrate_decreasing`]; if `f(hi) ≤ target` (or `f` stays below the
+/// target up to the bracket limit when `hi = ∞`) that end is returned.
+pub fn calibrate_increasing<F>(f: F, target: f64, start: f64, lo: f64, hi: f64) -> Result<f64>
+where
+    F: FnMut(f64) -> Result<f64>,
+{
+    search(f, target, start, lo, hi, Direction::Increasing)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Direction {
+    Decreasing,
+    Increasing,
+}
+
+/// A probed point: `u = ln(x − lo)`, `x` and `v = f(x)` (ok ⇔ `v ≤ target`).
+#[derive(Clone, Copy)]
+struct Probe {
+    u: f64,
+    x: f64,
+    v: f64,
+}
+
+fn search<F>(mut f: F, target: f64, start: f64, lo: f64, hi: f64, dir: Direction) -> Result<f64>
+where
+    F: FnMut(f64) -> Result<f64>,
+{
+    if !(target.is_finite() && lo.is_finite() && start > lo && start <= hi && !hi.is_nan()) {
+        return Err(DpError::Invalid(format!(
+            "calibration needs finite target and lo < start <= hi (target {target}, lo {lo}, start {start}, hi {hi})"
+        )));
+    }
+    let u_max = if hi.is_finite() {
+        (hi - lo).ln()
+    } else {
+        f64::INFINITY
+    };
+    let mut eval = |u: f64| -> Result<Probe> {
+        let x = if u >= u_max { hi } else { lo + u.exp() };
+        let v = f(x)?;
+        if v.is_nan() {
+            return Err(DpError::Calibration(format!(
+                "the calibrated map returned NaN at {x}"
+            )));
+        }
+        Ok(Probe { u, x, v })
+    };
+    let ok = |p: &Probe| p.v <= target;
+
+    // Bracket: `good` meets the target, `bad` does not. For a decreasing map the good side is
+    // the larger u; for an increasing map the smaller u.
+    let u0 = (start - lo).ln();
+    let p0 = eval(u0)?;
+    // Direction in u towards the other side of the target.
+    let outward = match (dir, ok(&p0)) {
+        (Direction::Decreasing, false) | (Direction::Increasing, true) => 1.0,
+        _ => -1.0,
+    };
+    let mut prev = p0;
+    let mut step = std::f64::consts::LN_2;
+    let (mut good, mut bad) = loop {
+        let span = MAX_SPAN.ln();
+        let u = (prev.u + outward * step)
+            .clamp(u0 - span, u0 + span)
+            .min(u_max);
+        if u == prev.u || lo + u.exp() <= lo {
+            // Ran off the search range without a sign change.
+            return if ok(&prev) {
+                Ok(prev.x) // the boundary itself meets the target
+            } else {
+                Err(DpError::Calibration(format!(
+                    "no parameter in ({lo}, {hi}] reaches the target {target} (last tried {} with value {})",
+                    prev.x, prev.v
+                )))
+            };
+        }
+        let p = eval(u)?;
+        if ok(&p) != ok(&prev) {
+            break if ok(&p) { (p, prev) } else { (prev, p) };
+        }
+        prev = p;
+        step *= 2.0;
+    };
+
+    // Refine with the Illinois variant of regula falsi in u, interpolating ln(f/target) when
+    // both ends are positive (privacy maps are close to power laws or Gaussian tails there).
+    // A bisection step is forced whenever the bracket fails to halve in four steps; either way
+    // the bracket keeps a verified good end.
+    let (mut w_good, mut w_bad) = (1.0, 1.0);
+    let mut last_side_good: Option<bool> = None;
+    let mut width = (good.u - bad.u).abs();
+    let mut stalled = 0;
+    for _ in 0..MAX_ITER {
+        if (good.x - bad.x).abs() <= REL_TOL * good.x.abs().max(f64::MIN_POSITIVE) {
+            break;
+        }
+        let mid = 0.5 * (good.u + bad.u);
+        let log_mode = target > 0.0 && good.v > 0.0 && bad.v > 0.0 && bad.v.is_finite();
+        let h = |v: f64| {
+            if log_mode {
+                v.ln() - target.ln()
+            } else {
+                v - target
+            }
+        };
+        let (hg, hb) = (w_good * h(good.v), w_bad * h(bad.v));
+        let mut u = if stalled < 4 && hg.is_finite() && hb.is_finite() && hg < 0.0 {
+            good.u - hg * (good.u - bad.u) / (hg - hb)
+        } else {
+            mid
+        };
+        // Keep strictly inside the bracket so that it always shrinks.
+        let (a, b) = (good.u.min(bad.u), good.u.max(bad.u));
+        let margin = 1e-3 * (b - a);
+        if !(u > a + margin && u < b - margin) {
+            u = u.clamp(a + margin, b - margin);
+        }
+        if u <= a || u >= b {
+            break; // bracket is at floating-point resolution
+        }
+        let p = eval(u)?;
+        let side_good = ok(&p);
+        if side_good {
+            good = p;
+            w_good = 1.0;
+            if last_side_good == Some(true) {
+                w_bad *= 0.5;
+            }
+        } else {
+            bad = p;
+            w_bad = 1.0;
+            if last_side_good == Some(false) {
+                w_good *= 0.5;
+            }
+        }
+        last_side_good = Some(side_good);
+        let new_width = (good.u - bad.u).abs();
+        if new_width > 0.5 * width {
+            stalled += 1;
+        } else {
+            stalled = 0;
+            width = new_width;
+        }
+    }
+
+    // Never hand back a parameter whose value exceeds the target (`good` holds f at `good.x`).
+    if !ok(&good) {
+        return Err(DpError::Calibration(format!(
+            "verification failed: value {} at {} exceeds the target {target}",
+            good.v, good.x
+        )));
+    }
+    Ok(good.x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decreasing_finds_the_smallest_safe_point() {
+        // f(x) = 1/x, target 0.25 → x = 4.
+        let x = calibrate_decreasing(|x| Ok(1.0 / x), 0.25, 1.0, 0.0, f64::INFINITY).unwrap();
+        assert!(1.0 / x <= 0.25);
+        assert!((x - 4.0).abs() <= 1e-10 * 4.0, "{x}");
+        // From far above the root as well.
+        let x = calibrate_decreasing(|x| Ok(1.0 / x), 0.25, 1e6, 0.0, f64::INFINITY).unwrap();
+        assert!(1.0 / x <= 0.25 && (x - 4.0).abs() <= 1e-10 * 4.0, "{x}");
+    }
+
+    #[test]
+    fn increasing_finds_the_largest_safe_point() {
+        // f(x) = x², target 2 → √2.
+        let x = calibrate_increasing(|x| Ok(x * x), 2.0, 10.0, 0.0, f64::INFINITY).unwrap();
+        assert!(x * x <= 2.0);
+        assert!((x - 2f64.sqrt()).abs() <= 1e-10 * 2f64.sqrt(), "{x}");
+    }
+
+    #[test]
+    fn respects_a_shifted_lower_bound() {
+        // λ-style domain (β, ∞): f(λ) = 1/(λ − 0.5), target 2 → λ = 1.
+        let x =
+            calibrate_decreasing(|x| Ok(1.0 / (x - 0.5)), 2.0, 3.0, 0.5, f64::INFINITY).unwrap();
+        assert!(1.0 / (x - 0.5) <= 2.0);
+        assert!((x - 1.0).abs() < 1e-10, "{x}");
+    }
+
+    #[test]
+    fn handles_steps_and_infinities_on_the_bad_side() {
+        // A step function: Illinois cannot interpolate, bisection must still converge.
+        let f = |x: f64| {
+            Ok(if x < std::f64::consts::PI {
+                f64::INFINITY
+            } else {
+                0.0
+            })
+        };
+        let x = calibrate_decreasing(f, 0.5, 1.0, 0.0, f64::INFINITY).unwrap();
+        assert!(
+            x >= std::f64::consts::PI && x - std::f64::consts::PI <= 1e-10 * x,
+            "{x}"
+        );
+    }
+
+    #[test]
+    fn errors_without_a_bracket() {
+        let r = calibrate_decreasing(|_| Ok(1.0), 0.5, 1.0, 0.0, f64::INFINITY);
+        assert!(matches!(r, Err(DpError::Calibration(_))), "{r:?}");
+        let r = calibrate_decreasing(|x| Ok(1.0 / x), 0.5, 1.0, 0.0, 1.5);
+        assert!(matches!(r, Err(DpError::Calibration(_))), "{r:?}");
+        let r = calibrate_decreasing(|_| Ok(f64::NAN), 0.5, 1.0, 0.0, f64::INFINITY);
+        assert!(r.is_err());
+    }
+
+    #[test]
+    fn returns_the_boundary_when_everything_is_safe() {
+        let x = calibrate_decreasing(|_| Ok(0.0), 0.5, 1.0, 0.0, f64::INFINITY).unwrap();
+        assert!(x < 1e-200, "{x}");
+        let x = calibrate_increasing(Ok, 5.0, 1.0, 0.0, 3.0).unwrap();
+        assert_eq!(x, 3.0);
+    }
+
+    #[test]
+    fn never_returns_an_unsafe_point_for_a_kinked_map() {
+        // Minimum of several lines, like an RDP conversion over orders.
+        let f = |x: f64| {
+            Ok([3.0 / x, 2.0 / x + 0.1, 1.0 / x + 0.4]
+                .into_iter()
+                .fold(f64::INFINITY, f64::min))
+        };
+        for &t in &[0.45, 0.6, 1.0, 3.0] {
+            let x = calibrate_decreasing(f, t, 1.0, 0.0, f64::INFINITY).unwrap();
+            assert!(f(x).unwrap() <= t);
+            assert!(
+                f(x * (1.0 - 1e-9)).unwrap() > t,
+                "not minimal for target {t}: {x}"
+            );
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! DP-SGD for GLMs (Abadi et al. 2016 as run by Opacus): Poisson-sampled batches,
+//! per-example gradients clipped to norm `C`, Gaussian noise `N(0, z²C²I)` on their sum, the
+//! sum divided by the *expected* batch size `q·n`, then an Adam or SGD step.
+//!
+//! Privacy accounting (`q`, `z`, `T` ↦ ε) lives in [`crate::accounting`]; this module only runs
+//! the mechanism. A GLM per-example gradient is `f'(xᵀθ)·x`, so its norm is
+//! `|f'(xᵀθ)|·‖x‖` with the row norm precomputed: clipping is a scalar factor and each example
+//! costs one dot product and one axpy over the row's non-zeros. No allocation inside the loop.
+
+use super::data::GlmData;
+use super::loss::GlmLoss;
+use super::optimizer::{Optimizer, OptimizerState};
+use super::poisson_sampler::PoissonSampler;
+use crate::error::{Result, check_positive, ensure};
+use crate::features::FeatureMatrix;
+use rand::Rng;
+use rand_distr::StandardNormal;
+
+/// DP-SGD settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DpSgdParams {
+    /// Per-example loss.
+    pub loss: GlmLoss,
+    /// Per-example gradient clipping norm `C`.
+    pub clip: f64,
+    /// Noise multiplier `z` (noise standard deviation `z·C` on the clipped sum).
+    pub noise_multiplier: f64,
+    /// Poisson sampling rate `q`.
+    pub sampling_rate: f64,
+    /// Number of steps `T`.
+    pub steps: usize,
+    /// Update rule.
+    pub optimizer: Optimizer,
+    /// Optional L2 strength: `l2·θ` is added to the noisy mean gradient (0 = none).
+    pub l2: f64,
+}
+
+impl DpSgdParams {
+    /// The paper's setting: logistic loss, Adam, no L2, expected batch `batch`, `epochs` passes
+    /// of `ceil(n / batch)` steps each.
+    pub fn paper(
+        n: usize,
+        batch: usize,
+        epochs: usize,
+        clip: f64,
+        noise_multiplier: f64,
+        lr: f64,
+    ) -> Self {
+        DpSgdParams {
+            loss: GlmLoss::Logistic,
+            clip,
+            noise_multiplier,
+            sampling_rate: batch as f64 / n as f64,
+            steps: epochs * n.div_ceil(batch),
+            optimizer: Optimizer::adam(lr),
+            l2: 0.0,
+        }
+    }
+
+    /// Checks every field.
+    pub fn validate(&self) -> Result<()> {
+        self.loss.validate()?;
+        check_positive("clip", self.clip)?;
+        let z = self.noise_multiplier;
+        ensure(
+            z >= 0.0 && z.is_finite(),
+            "noise-multiplier",
+            z,
+            "must be >= 0 and finite",
+        )?;
+        let q = self.sampling_rate;
+        ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]")?;
+        ensure(
+            self.l2 >= 0.0 && self.l2.is_finite(),
+            "l2",
+            self.l2,
+            "must be >= 0 and finite",
+        )?;
+        self.optimizer.validate()
+    }
+}
+
+/// Output of a DP-SGD run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DpSgdOutput {
+    /// The final iterate `θ_T` (the released model).
+    pub theta: Vec<f64>,
+    /// Steps taken.
+    pub steps: usize,
+    /// Total number of sampled examples over all steps (diagnostic; not private).
+    pub examples_seen: usize,
+}
+
+/// Runs DP-SGD from `θ₀ = 0`.
+pub fn dpsgd<R: Rng + ?Sized>(
+    data: &GlmData<'_>,
+    params: &DpSgdParams,
+    rng: &mut R,
+) -> Result<DpSgdOutput> {
+    params.validate()?;
+    let (n, d) = (data.n(), data.d());
+    ensure(n > 0, "n", n as f64, "dataset must not be empty")?;
+    let sampler = PoissonSampler::new(n, params.sampling_rate)?;
+    let (x, y, norms) = (data.x(), data.y(), data.row_norms());
+    let (loss, clip) = (params.loss, params.clip);
+    let noise_sd = params.noise_multiplier * clip;
+    let inv_batch = 1.0 / sampler.expected_batch();
+    let mut theta = vec![0.0; d];
+    let mut grad = vec![0.0; d];
+    let mut opt = OptimizerState::new(params.optimizer, d);
+    let mut batch = Vec::with_capacity((2.0 * sampler.expected_batch()) as usize + 16);
+    let mut seen = 0;
+    for _ in 0..params.steps {
+        sampler.sample_into(rng, &mut batch);
+        seen += batch.len();
+        grad.iter_mut().for_each(|g| *g = 0.0);
+        for (k, &i) in batch.iter().enumerate() {
+            if let Some(&ahead) = batch.get(k + PREFETCH_AHEAD) {
+                prefetch_row(x, ahead);
+            }
+            let row = x.row(i);
+            let yi = y[i];
+            let dz = loss.margin_deriv(yi * row.dot(&theta));
+            // ‖∇ℓ‖ = |g'(z)|·‖xᵢ‖; scale down to norm C when larger.
+            let g_norm = -dz * norms[i];
+            let scale = if g_norm > clip { clip / g_norm } else { 1.0 };
+            if dz != 0.0 {
+                row.axpy(yi * dz * scale, &mut grad);
+            }
+        }
+        if noise_sd > 0.0 {
+            for g in grad.iter_mut() {
+                *g += noise_sd * rng.sample::<f64, _>(StandardNormal);
+            }
+        }
+        for (g, &t) in grad.iter_mut().zip(&theta) {
+            *g = *g * inv_batch + params.l2 * t;
+        }
+        opt.step(&mut theta, &grad);
+    }
+    Ok(DpSgdOutput {
+        theta,
+        steps: params.steps,
+        examples_seen: seen,
+    })
+}
+
+/// How many batch members ahead [`prefetch_row`] is issued (best of 2, 4, 8, 16 measured).
+const PREFETCH_AHEAD: usize = 4;
+
+/// Asks the CPU to start loading row `i`. Batches are scattered over `X`, and without the hint
+/// the loop waits on a cache miss per row (measured: ~25% of a 60-epoch Adult run).
+#[inline(always)]
+fn prefetch_row(x: &FeatureMatrix, i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let lines: [*const i8; 3] = match x {
+            FeatureMatrix::Dense { data, ncols, .. } => {
+                let p = data[i * ncols..].as_ptr();
+                [
+                    p.cast(),
+                    p.wrapping_add(8).cast(),
+                    p.wrapping_add(16).cast(),
+                ]
+            }
+            FeatureMatrix::Sparse(c) => {
+                let s = c.indptr[i];
+                let v = c.values[s..].as_ptr();
+                [
+                    v.cast(),
+                    v.wrapping_add(8).cast(),
+                    c.indices[s..].as_ptr().cast(),
+                ]
+            }
+        };
+        for p in lines {
+            // SAFETY: a prefetch is only a hint: it never faults (even for addresses past the
+            // end of a buffer) and never changes memory. SSE is part of the x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (x, i);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::FeatureMatrix;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    /// With q = 1, z = 0, no clipping and SGD, DP-SGD is full-batch gradient descent on the
+    /// mean loss: compare with a direct implementation.
+    #[test]
+    fn reduces_to_gradient_descent() {
+        let x = FeatureMatrix::dense(vec![1.0, 0.5, -0.3, 1.0, 0.8, -1.0, 0.0, 1.0], 4, 2);
+        let y = [1.0, -1.0, 1.0, -1.0];
+        let data = GlmData::new(&x, &y).unwrap();
+        let params = DpSgdParams {
+            loss: GlmLoss::Logistic,
+            clip: 100.0,
+            noise_multiplier: 0.0,
+            sampling_rate: 1.0,
+            steps: 25,
+            optimizer: Optimizer::sgd(0.7),
+            l2: 0.1,
+        };
+        let out = dpsgd(&data, &params, &mut StdRng::seed_from_u64(1)).unwrap();
+        let mut th = [0.0; 2];
+        for _ in 0..25 {
+            let mut g = [0.1 * th[0], 0.1 * th[1]];
+            for (i, &yi) in y.iter().enumerate() {
+                let u = x.row(i).dot(&th);
+                let fp = GlmLoss::Logistic.deriv(u, yi);
+                g[0] += fp * x.row(i).dot(&[1.0, 0.0]) / 4.0;
+                g[1] += fp * x.row(i).dot(&[0.0, 1.0]) / 4.0;
+            }
+            th[0] -= 0.7 * g[0];
+            th[1] -= 0.7 * g[1];
+        }
+        assert!((out.theta[0] - th[0]).abs() < 1e-12 && (out.theta[1] - th[1]).abs() < 1e-12);
+        assert_eq!(out.examples_seen, 100);
+    }
+
+    /// One step with one example whose gradient exceeds C: the update is exactly −lr·C·x̂/(qn).
+    #[test]
+    fn clips_each_example_to_norm_c() {
+        let x = FeatureMatrix::dense(vec![3.0, 4.0], 1, 2);
+        let data = GlmData::new(&x, &[1.0]).unwrap();
+        let params = DpSgdParams {
+            loss: GlmLoss::huber(),
+            clip: 0.5,
+            noise_multiplier: 0.0,
+            sampling_rate: 1.0,
+            steps: 1,
+            optimizer: Optimizer::sgd(1.0),
+            l2: 0.0,
+        };
+        // Huber at margin 0 has g' = −1, so the raw gradient is −(3, 4) with norm 5.
+        let out = dpsgd(&data, &params, &mut StdRng::seed_from_u64(1)).unwrap();
+        assert!((out.theta[0] - 0.3).abs() < 1e-15 && (out.theta[1] - 0.4).abs() < 1e-15);
+    }
+
+    /// The noise on the update has standard deviation z·C/(qn) per coordinate.
+    #[test]
+    fn noise_has_the_calibrated_scale() {
+        let x = FeatureMatrix::dense(vec![0.0; 200 * 2], 200, 2);
+        let y = vec![1.0; 200];
+        let data = GlmData::new(&x, &y).unwrap();
+        let params = DpSgdParams {
+            loss: GlmLoss::Logistic,
+            clip: 2.0,
+            noise_multiplier: 1.5,
+            sampling_rate: 0.1,
+            steps: 1,
+            optimizer: Optimizer::sgd(1.0),
+            l2: 0.0,
+        };
+        let mut rng = StdRng::seed_from_u64(9);
+        let reps = 4000;
+        let mut sq = 0.0;
+        for _ in 0..reps {
+            let out = dpsgd(&data, &params, &mut rng).unwrap();
+            sq += out.theta.iter().map(|t| t * t).sum::<f64>();
+        }
+        let sd = (sq / (2 * reps) as f64).sqrt();
+        let expect = 1.5 * 2.0 / 20.0;
+        assert!((sd / expect - 1.0).abs() < 0.03, "{sd} vs {expect}");
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        let x = FeatureMatrix::dense(vec![1.0, 0.0], 1, 2);
+        let data = GlmData::new(&x, &[1.0]).unwrap();
+        let good = DpSgdParams::paper(1, 1, 1, 1.0, 1.0, 0.1);
+        assert!(dpsgd(&data, &good, &mut StdRng::seed_from_u64(0)).is_ok());
+        for bad in [
+            DpSgdParams {
+                clip: 0.0,
+                ..good.clone()
+            },
+            DpSgdParams {
+                noise_multiplier: -1.0,
+                ..good.clone()
+            },
+            DpSgdParams {
+                sampling_rate: 0.0,
+                ..good.clone()
+            },
+            DpSgdParams {
+                l2: f64::NAN,
+                ..good.clone()
+            },
+            DpSgdParams {
+                optimizer: Optimizer::adam(-1.0),
+                ..good.clone()
+            },
+        ] {
+            assert!(dpsgd(&data, &bad, &mut StdRng::seed_from_u64(0)).is_err());
+        }
+        let p = DpSgdParams::paper(36178, 256, 60, 2f64.sqrt(), 1.0, 1e-3);
+        assert_eq!(p.steps, 60 * 142);
+        assert!((p.sampling_rate * 36178.0 - 256.0).abs() < 1e-9);
+    }
+}

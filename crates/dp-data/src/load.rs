@@ -1,0 +1,284 @@
+//! From a registry name to a (cached) [`Dataset`], a [`Split`] or a [`DatasetInfo`].
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::path::PathBuf;
+
+use dp_core::features::FeatureMatrix;
+use flate2::read::MultiGzDecoder;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::cache;
+use crate::config::DataConfig;
+use crate::dataset::{Dataset, Preprocess, Split};
+use crate::error::{DataError, Result};
+use crate::fetch::{Fetched, gunzip, obtain};
+use crate::parse::{adult, gisette, idx, kddcup, rcv1};
+use crate::registry::DatasetId;
+use crate::synthetic::MakeClassification;
+
+/// Bumped whenever a parser's output changes, so stale processed caches are not reused.
+const PARSER_VERSION: u32 = 1;
+
+/// Summary of a dataset as loaded (before any [`Preprocess`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct DatasetInfo {
+    /// Registry name.
+    pub name: String,
+    /// One-line description.
+    pub summary: String,
+    /// Number of examples.
+    pub rows: usize,
+    /// Number of features (before any bias column).
+    pub features: usize,
+    /// Non-zero feature values.
+    pub nonzeros: usize,
+    /// `dense` or `sparse`.
+    pub storage: &'static str,
+    /// Fraction of +1 labels.
+    pub positive_fraction: f64,
+    /// Number of classes (2 for binary tasks).
+    pub classes: usize,
+    /// Training rows under the default 80/20 split.
+    pub train_rows: usize,
+    /// Test rows under the default 80/20 split.
+    pub test_rows: usize,
+    /// Raw file name → pinned sha256 (empty for generated data).
+    pub sha256: BTreeMap<String, String>,
+    /// Generator parameters for synthetic data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generator: Option<MakeClassification>,
+    /// The processed-cache file.
+    pub cache_file: PathBuf,
+}
+
+/// Generator parameters of a synthetic dataset.
+pub fn generator(id: DatasetId) -> Option<MakeClassification> {
+    match id {
+        DatasetId::SyntheticL => Some(MakeClassification::synthetic_l()),
+        DatasetId::SyntheticH => Some(MakeClassification::synthetic_h()),
+        _ => None,
+    }
+}
+
+/// The dataset-specific recipe: everything besides the raw bytes that determines the output.
+fn recipe(id: DatasetId) -> serde_json::Value {
+    match id {
+        DatasetId::Adult | DatasetId::Gisette => json!(null),
+        DatasetId::Rcv1 => json!(rcv1::Rcv1Subset::default()),
+        DatasetId::KddCup99 => json!(kddcup::KddSample::default()),
+        DatasetId::Mnist => json!(idx::MnistLayout::default()),
+        DatasetId::SyntheticL | DatasetId::SyntheticH => json!(generator(id)),
+    }
+}
+
+/// Full processed-cache key: parser version, dataset, pinned raw hashes and recipe.
+pub fn cache_key(id: DatasetId) -> String {
+    let files: Vec<_> = id
+        .spec()
+        .files
+        .iter()
+        .map(|f| json!({"file": f.name, "sha256": f.sha256}))
+        .collect();
+    json!({
+        "parser_version": PARSER_VERSION,
+        "dataset": id.name(),
+        "files": files,
+        "recipe": recipe(id),
+    })
+    .to_string()
+}
+
+/// Rows and columns the real files must produce (a guard against format drift).
+fn expected_shape(id: DatasetId) -> (usize, usize) {
+    match id {
+        DatasetId::Adult => (45_222, 104),
+        DatasetId::Gisette => (6_000, 5_000),
+        DatasetId::Rcv1 => (50_000, rcv1::N_FEATURES),
+        // 38 numeric columns + the 75 categories the seeded sample hits.
+        DatasetId::KddCup99 => (70_000, 113),
+        DatasetId::Mnist => (65_000, 784),
+        DatasetId::SyntheticL | DatasetId::SyntheticH => {
+            let g = generator(id).expect("synthetic");
+            (g.n_samples, g.n_features)
+        }
+    }
+}
+
+fn gz_reader(f: &Fetched) -> BufReader<MultiGzDecoder<&[u8]>> {
+    BufReader::with_capacity(1 << 20, MultiGzDecoder::new(&f.bytes[..]))
+}
+
+impl DataConfig {
+    /// Verified raw files of `id` (fetching missing ones); empty for generated datasets.
+    pub fn fetch_raw(&self, id: DatasetId) -> Result<Vec<Fetched>> {
+        id.spec()
+            .files
+            .iter()
+            .map(|f| obtain(self, id.name(), f))
+            .collect()
+    }
+
+    /// Makes `id` available offline: raw files for real data, the processed cache for
+    /// generated data. Returns the paths.
+    pub fn fetch(&self, id: DatasetId) -> Result<Vec<PathBuf>> {
+        if id.spec().files.is_empty() {
+            self.dataset(id)?;
+            return Ok(vec![self.cache_path(id)]);
+        }
+        Ok(self.fetch_raw(id)?.into_iter().map(|f| f.path).collect())
+    }
+
+    /// Processed-cache file of `id`.
+    pub fn cache_path(&self, id: DatasetId) -> PathBuf {
+        cache::path_for(&self.processed_dir(), id.name(), &cache_key(id))
+    }
+
+    /// The full dataset (no preprocessing), from the processed cache when present.
+    pub fn dataset(&self, id: DatasetId) -> Result<Dataset> {
+        let key = cache_key(id);
+        let path = self.cache_path(id);
+        if let Some(d) = cache::read(&path, &key)? {
+            return Ok(d);
+        }
+        self.note(format_args!(
+            "building {id} (cached afterwards in {})",
+            path.display()
+        ));
+        let d = self.build(id)?;
+        d.validate()?;
+        let (rows, cols) = expected_shape(id);
+        if (d.x.nrows(), d.x.ncols()) != (rows, cols) {
+            return Err(DataError::parse(
+                id.name(),
+                format!(
+                    "parsed {} x {}, expected {rows} x {cols}",
+                    d.x.nrows(),
+                    d.x.ncols()
+                ),
+            ));
+        }
+        cache::write(&path, &key, &d)?;
+        Ok(d)
+    }
+
+    fn build(&self, id: DatasetId) -> Result<Dataset> {
+        if let Some(g) = generator(id) {
+            return g.dataset(id.name());
+        }
+        let f = self.fetch_raw(id)?;
+        let gz = |i: usize| gunzip(&f[i].bytes, id.spec().files[i].name);
+        match id {
+            DatasetId::Adult => adult::parse(&f[0].bytes, &f[1].bytes),
+            DatasetId::Gisette => gisette::parse(&f[0].bytes, &f[1].bytes),
+            DatasetId::Rcv1 => {
+                let names = id.spec().files.iter().map(|r| r.name);
+                let vectors = names
+                    .zip(&f)
+                    .take(5)
+                    .map(|(n, fe)| (n, gz_reader(fe)))
+                    .collect();
+                rcv1::parse(vectors, gz_reader(&f[5]), &rcv1::Rcv1Subset::default())
+            }
+            DatasetId::KddCup99 => kddcup::parse(&gz(0)?, &kddcup::KddSample::default()),
+            DatasetId::Mnist => idx::parse(
+                &gz(0)?,
+                &gz(1)?,
+                &gz(2)?,
+                &gz(3)?,
+                &idx::MnistLayout::default(),
+            ),
+            DatasetId::SyntheticL | DatasetId::SyntheticH => unreachable!("generated above"),
+        }
+    }
+
+    /// The dataset preprocessed, shuffled and split.
+    pub fn load(&self, id: DatasetId, pre: &Preprocess) -> Result<Split> {
+        pre.validate()?;
+        pre.apply_owned(self.dataset(id)?)
+    }
+
+    /// Shape, sparsity, label balance, split sizes and raw hashes of `id`.
+    pub fn info(&self, id: DatasetId) -> Result<DatasetInfo> {
+        let d = self.dataset(id)?;
+        let pre = Preprocess::default();
+        let train_rows = pre.train_rows(d.len());
+        Ok(DatasetInfo {
+            name: id.name().to_string(),
+            summary: id.spec().summary.to_string(),
+            rows: d.len(),
+            features: d.x.ncols(),
+            nonzeros: d.x.nnz(),
+            storage: match d.x {
+                FeatureMatrix::Dense { .. } => "dense",
+                FeatureMatrix::Sparse(_) => "sparse",
+            },
+            positive_fraction: d.positive_fraction(),
+            classes: d.n_classes(),
+            train_rows,
+            test_rows: d.len() - train_rows,
+            sha256: id
+                .spec()
+                .files
+                .iter()
+                .map(|f| (f.name.to_string(), f.sha256.to_string()))
+                .collect(),
+            generator: generator(id),
+            cache_file: self.cache_path(id),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::ALL;
+
+    #[test]
+    fn cache_keys_differ_per_dataset_and_pin_hashes() {
+        let keys: Vec<String> = ALL.iter().map(|&d| cache_key(d)).collect();
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert!(cache_key(DatasetId::Adult).contains(DatasetId::Adult.spec().files[0].sha256));
+        assert!(cache_key(DatasetId::SyntheticH).contains("\"n_features\":5000"));
+    }
+
+    #[test]
+    fn synthetic_l_is_generated_then_served_from_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = DataConfig::new(dir.path()).with_download(false);
+        let first = cfg.dataset(DatasetId::SyntheticL).unwrap();
+        assert!(cfg.cache_path(DatasetId::SyntheticL).exists());
+        assert_eq!(cfg.dataset(DatasetId::SyntheticL).unwrap(), first);
+        let info = cfg.info(DatasetId::SyntheticL).unwrap();
+        assert_eq!(
+            (info.rows, info.features, info.train_rows, info.test_rows),
+            (10_000, 20, 8_000, 2_000)
+        );
+        assert!(info.sha256.is_empty());
+        let split = cfg
+            .load(DatasetId::SyntheticL, &Preprocess::redberg())
+            .unwrap();
+        assert_eq!(
+            (split.train.x.ncols(), split.train.len(), split.test.len()),
+            (21, 8_000, 2_000)
+        );
+        assert!(split.train.x.max_row_norm() <= 2f64.sqrt() + 1e-12);
+    }
+
+    #[test]
+    fn offline_real_dataset_without_mirror_names_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = DataConfig::new(dir.path()).with_download(false);
+        let msg = cfg.dataset(DatasetId::Gisette).unwrap_err().to_string();
+        assert!(
+            msg.contains("gisette_train.data") && msg.contains("DPBENCH_DATA_MIRROR"),
+            "{msg}"
+        );
+        assert!(msg.contains("https://archive.ics.uci.edu/"), "{msg}");
+    }
+}

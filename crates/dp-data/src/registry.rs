@@ -1,0 +1,297 @@
+//! The datasets, their public raw files (canonical URL + pinned sha256) and what is done to them.
+//!
+//! Hashes are those of the files exactly as distributed (see `shared/datasets/MANIFEST.md`);
+//! MNIST, RCV1 and Gisette hashes also agree with independent public loaders.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::DataError;
+
+/// One raw file of a dataset.
+#[derive(Clone, Copy, Debug)]
+pub struct RawFile {
+    /// File name (also its name in the cache and the mirror).
+    pub name: &'static str,
+    /// Canonical download URL.
+    pub url: &'static str,
+    /// sha256 of the file as distributed at `url`.
+    pub sha256: &'static str,
+    /// Other accepted sha256 values: byte-different copies with identical content (a
+    /// recompressed `.gz` whose decompressed bytes match the original's known hash).
+    pub alt_sha256: &'static [&'static str],
+    /// Whether the file is gzip-compressed.
+    pub gz: bool,
+}
+
+impl RawFile {
+    /// Whether `sha` (lower-case hex) is an accepted hash of this file.
+    pub fn accepts(&self, sha: &str) -> bool {
+        self.sha256 == sha || self.alt_sha256.contains(&sha)
+    }
+}
+
+/// The registered datasets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DatasetId {
+    /// UCI Adult (census income), train + test.
+    Adult,
+    /// NIPS 2003 Gisette, training part.
+    Gisette,
+    /// RCV1-v2 (LYRL2004 vectors), CCAT vs rest, Iyengar's 50,000-document subset.
+    Rcv1,
+    /// KDD Cup 1999 10% file, Iyengar's 70,000-row sample, normal vs attack.
+    KddCup99,
+    /// MNIST digits (65,000 rows as in Iyengar et al.), one-vs-rest labels.
+    Mnist,
+    /// Iyengar's low-dimensional `make_classification` data (10,000 × 20).
+    SyntheticL,
+    /// Iyengar's high-dimensional `make_classification` data (5,000 × 5,000).
+    SyntheticH,
+}
+
+/// Everything in the registry, in listing order.
+pub const ALL: [DatasetId; 7] = [
+    DatasetId::Adult,
+    DatasetId::Gisette,
+    DatasetId::Rcv1,
+    DatasetId::KddCup99,
+    DatasetId::Mnist,
+    DatasetId::SyntheticL,
+    DatasetId::SyntheticH,
+];
+
+/// Static description of a dataset.
+#[derive(Clone, Copy, Debug)]
+pub struct DatasetSpec {
+    /// Registry name.
+    pub name: &'static str,
+    /// One-line summary including shape and task.
+    pub summary: &'static str,
+    /// Raw files (empty for generated datasets).
+    pub files: &'static [RawFile],
+}
+
+const ADULT_FILES: &[RawFile] = &[
+    RawFile {
+        name: "adult.data",
+        url: "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
+        sha256: "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+        alt_sha256: &[],
+        gz: false,
+    },
+    RawFile {
+        name: "adult.test",
+        url: "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.test",
+        sha256: "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+        alt_sha256: &[],
+        gz: false,
+    },
+];
+
+const GISETTE_FILES: &[RawFile] = &[
+    RawFile {
+        name: "gisette_train.data",
+        url: "https://archive.ics.uci.edu/ml/machine-learning-databases/gisette/GISETTE/gisette_train.data",
+        sha256: "6d4c5e998afe67937b9e77a3334e03c85e545ebc65a6eb1333ffc14125cfc389",
+        alt_sha256: &[],
+        gz: false,
+    },
+    RawFile {
+        name: "gisette_train.labels",
+        url: "https://archive.ics.uci.edu/ml/machine-learning-databases/gisette/GISETTE/gisette_train.labels",
+        sha256: "42bd681fe51b161f033df773df14a0116e492676555ab14616c1b72edc054075",
+        alt_sha256: &[],
+        gz: false,
+    },
+];
+
+/// RCV1 vectors in the order scikit-learn's `fetch_rcv1` stacks them (train first, then
+/// test parts 0–3), followed by the topic assignments.
+const RCV1_FILES: &[RawFile] = &[
+    RawFile {
+        name: "lyrl2004_vectors_train.dat.gz",
+        url: "https://ndownloader.figshare.com/files/5976057",
+        sha256: "5468f656d0ba7a83afc7ad44841cf9a53048a5c083eedc005dcdb5cc768924ae",
+        alt_sha256: &[],
+        gz: true,
+    },
+    RawFile {
+        name: "lyrl2004_vectors_test_pt0.dat.gz",
+        url: "https://ndownloader.figshare.com/files/5976069",
+        sha256: "ed40f7e418d10484091b059703eeb95ae3199fe042891dcec4be6696b9968374",
+        alt_sha256: &[],
+        gz: true,
+    },
+    RawFile {
+        name: "lyrl2004_vectors_test_pt1.dat.gz",
+        url: "https://ndownloader.figshare.com/files/5976066",
+        sha256: "87700668ae45d45d5ca1ef6ae9bd81ab0f5ec88cc95dcef9ae7838f727a13aa6",
+        alt_sha256: &[],
+        gz: true,
+    },
+    RawFile {
+        name: "lyrl2004_vectors_test_pt2.dat.gz",
+        url: "https://ndownloader.figshare.com/files/5976063",
+        sha256: "48143ac703cbe33299f7ae9f4995db49a258690f60e5debbff8995c34841c7f5",
+        alt_sha256: &[],
+        gz: true,
+    },
+    RawFile {
+        name: "lyrl2004_vectors_test_pt3.dat.gz",
+        url: "https://ndownloader.figshare.com/files/5976060",
+        sha256: "dfcb0d658311481523c6e6ca0c3f5a3e1d3d12cde5d7a8ce629a9006ec7dbb39",
+        alt_sha256: &[],
+        gz: true,
+    },
+    RawFile {
+        name: "rcv1v2.topics.qrels.gz",
+        url: "https://ndownloader.figshare.com/files/5976048",
+        sha256: "2a98e5e5d8b770bded93afc8930d88299474317fe14181aee1466cc754d0d1c1",
+        alt_sha256: &[],
+        gz: true,
+    },
+];
+
+const KDD_FILES: &[RawFile] = &[RawFile {
+    name: "kddcup.data_10_percent.gz",
+    url: "http://kdd.ics.uci.edu/databases/kddcup99/kddcup.data_10_percent.gz",
+    sha256: "8045aca0d84e70e622d1148d7df782496f6333bf6eb979a1b0837c42a9fd9561",
+    alt_sha256: &[],
+    gz: true,
+}];
+
+/// MNIST in the order the parser expects: train images, train labels, test images, test labels.
+const MNIST_FILES: &[RawFile] = &[
+    RawFile {
+        name: "train-images-idx3-ubyte.gz",
+        url: "http://yann.lecun.com/exdb/mnist/train-images-idx3-ubyte.gz",
+        sha256: "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+        // The shared mirror holds a `gzip -9 -n` recompression; its decompressed bytes have
+        // the original's md5 (MANIFEST.md), so the content is identical.
+        alt_sha256: &["0b367032e93c5d0cea0925647cfdb18614af8ee15f83e6f2fc2ad904a6835971"],
+        gz: true,
+    },
+    RawFile {
+        name: "train-labels-idx1-ubyte.gz",
+        url: "http://yann.lecun.com/exdb/mnist/train-labels-idx1-ubyte.gz",
+        sha256: "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+        alt_sha256: &[],
+        gz: true,
+    },
+    RawFile {
+        name: "t10k-images-idx3-ubyte.gz",
+        url: "http://yann.lecun.com/exdb/mnist/t10k-images-idx3-ubyte.gz",
+        sha256: "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+        alt_sha256: &[],
+        gz: true,
+    },
+    RawFile {
+        name: "t10k-labels-idx1-ubyte.gz",
+        url: "http://yann.lecun.com/exdb/mnist/t10k-labels-idx1-ubyte.gz",
+        sha256: "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+        alt_sha256: &[],
+        gz: true,
+    },
+];
+
+impl DatasetId {
+    /// Registry name, as typed on the command line.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Static description.
+    pub fn spec(self) -> &'static DatasetSpec {
+        match self {
+            DatasetId::Adult => &DatasetSpec {
+                name: "adult",
+                summary: "UCI Adult, train+test without missing values: 45,222 x 104 dense, income >50K",
+                files: ADULT_FILES,
+            },
+            DatasetId::Gisette => &DatasetSpec {
+                name: "gisette",
+                summary: "Gisette training part: 6,000 x 5,000 dense raw pixel features, digit 4 vs 9",
+                files: GISETTE_FILES,
+            },
+            DatasetId::Rcv1 => &DatasetSpec {
+                name: "rcv1",
+                summary: "RCV1-v2 tf-idf, Iyengar subset: 50,000 x 47,236 sparse, CCAT vs rest",
+                files: RCV1_FILES,
+            },
+            DatasetId::KddCup99 => &DatasetSpec {
+                name: "kddcup99",
+                summary: "KDD Cup 1999 10%, Iyengar sample: 70,000 x 113 dense (one-hot + raw numeric), normal vs attack",
+                files: KDD_FILES,
+            },
+            DatasetId::Mnist => &DatasetSpec {
+                name: "mnist",
+                summary: "MNIST 65,000 x 784 (TF train split + test), pixels/255, 10 classes; y = digit 0 vs rest",
+                files: MNIST_FILES,
+            },
+            DatasetId::SyntheticL => &DatasetSpec {
+                name: "synthetic-l",
+                summary: "make_classification 10,000 x 20, 10 informative, class_sep 2 (generated)",
+                files: &[],
+            },
+            DatasetId::SyntheticH => &DatasetSpec {
+                name: "synthetic-h",
+                summary: "make_classification 5,000 x 5,000, 10 informative, class_sep 2 (generated)",
+                files: &[],
+            },
+        }
+    }
+
+    /// Comma-separated list of all registry names (for error messages).
+    pub fn valid_names() -> String {
+        ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl fmt::Display for DatasetId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for DatasetId {
+    type Err = DataError;
+
+    fn from_str(s: &str) -> Result<Self, DataError> {
+        ALL.iter()
+            .copied()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| DataError::UnknownDataset {
+                name: s.to_string(),
+                valid: DatasetId::valid_names(),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_hashes_are_hex() {
+        for d in ALL {
+            assert_eq!(d.name().parse::<DatasetId>().unwrap(), d);
+            for f in d.spec().files {
+                for h in std::iter::once(&f.sha256).chain(f.alt_sha256) {
+                    assert_eq!(h.len(), 64, "{}", f.name);
+                    assert!(
+                        h.bytes()
+                            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                    );
+                }
+                assert_eq!(f.gz, f.name.ends_with(".gz"), "{}", f.name);
+                assert!(f.url.starts_with("http"));
+            }
+        }
+        let err = "nope".parse::<DatasetId>().unwrap_err().to_string();
+        assert!(
+            err.contains("adult") && err.contains("synthetic-h"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! End-to-end tests against the shared raw-file mirror (`shared/datasets/raw`, next to the
+//! repository; CI has it). No network: downloads are disabled in every config.
+
+use std::path::{Path, PathBuf};
+
+use dp_data::fetch::sha256_hex;
+use dp_data::{DataConfig, DataError, DatasetId, Mirror, Preprocess};
+
+fn shared_raw() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/raw");
+    assert!(
+        p.join("adult").join("adult.data").is_file(),
+        "the shared dataset mirror is missing: expected {} (shared/datasets/raw beside the repository)",
+        p.display()
+    );
+    p
+}
+
+fn config(cache: &Path, mirror: &Path) -> DataConfig {
+    DataConfig::new(cache)
+        .with_mirror(Mirror::Dir(mirror.to_path_buf()))
+        .with_download(false)
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn adult_has_the_reference_shape_and_balance() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path(), &shared_raw());
+    let info = cfg.info(DatasetId::Adult).unwrap();
+    assert_eq!((info.rows, info.features), (45_222, 104));
+    assert_eq!(format!("{:.4}", info.positive_fraction), "0.2478");
+    assert_eq!((info.train_rows, info.test_rows), (36_177, 9_045));
+    // Raw files were verified and cached under <cache>/adult/.
+    for f in DatasetId::Adult.spec().files {
+        let bytes = std::fs::read(cache.path().join("adult").join(f.name)).unwrap();
+        assert_eq!(sha256_hex(&bytes), f.sha256);
+    }
+
+    let d = cfg.dataset(DatasetId::Adult).unwrap();
+    // Every row: exactly one indicator in each of the 8 categorical blocks, continuous
+    // columns scaled into [0, 1] with each column's maximum equal to 1.
+    let mut col_max = [0.0f64; 6];
+    for i in 0..d.len() {
+        let mut row = vec![0.0; 104];
+        d.x.row(i).axpy(1.0, &mut row);
+        assert_eq!(row[..98].iter().sum::<f64>(), 8.0, "row {i}");
+        for (m, v) in col_max.iter_mut().zip(&row[98..]) {
+            assert!((0.0..=1.0).contains(v));
+            *m = m.max(*v);
+        }
+    }
+    assert_eq!(col_max, [1.0; 6]);
+    assert_eq!(info.nonzeros, d.x.nnz());
+
+    // A second config without any mirror is served from the processed cache alone.
+    let offline = DataConfig::new(cache.path()).with_download(false);
+    assert_eq!(offline.dataset(DatasetId::Adult).unwrap(), d);
+    let split = offline
+        .load(DatasetId::Adult, &Preprocess::redberg())
+        .unwrap();
+    assert_eq!(split.train.x.ncols(), 105);
+    assert!(split.test.x.max_row_norm() <= 2f64.sqrt() + 1e-12);
+}
+
+#[test]
+fn flipped_byte_in_mirror_is_rejected_and_nothing_is_cached() {
+    let raw = shared_raw();
+    for victim in ["adult.data", "adult.test"] {
+        let mirror = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(mirror.path().join("adult")).unwrap();
+        for f in ["adult.data", "adult.test"] {
+            let mut bytes = std::fs::read(raw.join("adult").join(f)).unwrap();
+            if f == victim {
+                bytes[1000] ^= 0x01;
+            }
+            std::fs::write(mirror.path().join("adult").join(f), bytes).unwrap();
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let cfg = config(&cache.path().join("c"), mirror.path());
+        let err = cfg.dataset(DatasetId::Adult).unwrap_err();
+        let spec = DatasetId::Adult
+            .spec()
+            .files
+            .iter()
+            .find(|f| f.name == victim)
+            .unwrap();
+        match &err {
+            DataError::Checksum {
+                file,
+                expected,
+                actual,
+                ..
+            } => {
+                assert_eq!(file, victim);
+                assert_eq!(expected, spec.sha256);
+                assert_ne!(actual, spec.sha256);
+            }
+            other => panic!("expected a checksum error, got {other}"),
+        }
+        let msg = err.to_string();
+        assert!(msg.contains(spec.sha256), "{msg}");
+        let written = files_under(&cache.path().join("c"));
+        assert!(
+            written.iter().all(|p| p.file_name().unwrap() != victim),
+            "the corrupt file must not be cached: {written:?}"
+        );
+        assert!(
+            written
+                .iter()
+                .all(|p| !p.starts_with(cache.path().join("c").join("processed")))
+        );
+        if victim == "adult.data" {
+            assert!(written.is_empty(), "{written:?}");
+        }
+    }
+}
+
+#[test]
+fn kddcup99_sample_matches_iyengar() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path(), &shared_raw());
+    let info = cfg.info(DatasetId::KddCup99).unwrap();
+    // Replaying their script with NumPy (seed 10000019, randint(494021, size=70000), one-hot of
+    // the categories present) gives 3 + 62 + 10 indicators + 38 numeric = 113 columns and
+    // 13,908 `normal.` rows; Table I reports 114 columns, one more than their code produces.
+    assert_eq!((info.rows, info.features), (70_000, 113));
+    let d = cfg.dataset(DatasetId::KddCup99).unwrap();
+    assert_eq!(d.y.iter().filter(|&&v| v > 0.0).count(), 13_908);
+}
+
+#[test]
+fn mnist_has_65000_rows_of_784_pixels() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path(), &shared_raw());
+    let d = cfg.dataset(DatasetId::Mnist).unwrap();
+    assert_eq!((d.x.nrows(), d.x.ncols(), d.n_classes()), (65_000, 784, 10));
+    let classes = d.classes.as_ref().unwrap();
+    // The last 10,000 rows are the test set: its class counts are known (980 zeros, 1,135 ones).
+    assert_eq!(classes[55_000..].iter().filter(|&&c| c == 0).count(), 980);
+    assert_eq!(classes[55_000..].iter().filter(|&&c| c == 1).count(), 1_135);
+    let zeros = classes.iter().filter(|&&c| c == 0).count();
+    assert_eq!(d.y.iter().filter(|&&v| v > 0.0).count(), zeros);
+    assert!(d.x.max_row_norm() <= 28.0);
+}
