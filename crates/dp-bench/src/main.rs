@@ -32,10 +32,10 @@ enum Command {
 /// `dp-bench configs/x.toml …` is shorthand for `dp-bench run configs/x.toml …`.
 fn normalise_args() -> Vec<std::ffi::OsString> {
     let mut args: Vec<_> = std::env::args_os().collect();
-    if let Some(first) = args.get(1).and_then(|a| a.to_str()) {
-        if first.ends_with(".toml") {
-            args.insert(1, "run".into());
-        }
+    if let Some(first) = args.get(1).and_then(|a| a.to_str())
+        && first.ends_with(".toml")
+    {
+        args.insert(1, "run".into());
     }
     args
 }

@@ -47,7 +47,10 @@ fn cells_without_timing(dir: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(dir.join("cells.csv")).expect("cells.csv");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let wall = header.iter().position(|h| *h == "wall_ms").expect("wall_ms column");
+    let wall = header
+        .iter()
+        .position(|h| *h == "wall_ms")
+        .expect("wall_ms column");
     let mut rows: Vec<String> = lines
         .map(|l| {
             // lr_accuracies is quoted JSON with commas: split on commas outside quotes.
@@ -76,17 +79,34 @@ fn same_cells_with_one_or_two_threads() {
     std::fs::write(&cfg, CONFIG).unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let out = run(&cfg, &a, "1");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = run(&cfg, &b, "2");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (ra, rb) = (cells_without_timing(&a), cells_without_timing(&b));
     assert_eq!(ra.len(), 12);
     assert_eq!(ra, rb);
-    for f in ["cells.parquet", "summary.csv", "summary.md", "accuracy.png", "accuracy.svg"] {
+    for f in [
+        "cells.parquet",
+        "summary.csv",
+        "summary.md",
+        "accuracy.png",
+        "accuracy.svg",
+    ] {
         assert!(a.join(f).exists(), "{f} written");
     }
     let summary = std::fs::read_to_string(a.join("summary.csv")).unwrap();
-    assert!(summary.starts_with("method,epsilon,mean_accuracy,ci95,trials\n"), "{summary}");
+    assert!(
+        summary.starts_with("method,epsilon,mean_accuracy,ci95,trials\n"),
+        "{summary}"
+    );
     assert_eq!(summary.lines().count(), 1 + 3 * 2);
 }
 
@@ -97,7 +117,11 @@ fn rerun_skips_finished_cells() {
     let small = dir.path().join("small.toml");
     std::fs::write(&small, CONFIG.replace("[0.5, 4.0]", "[0.5]")).unwrap();
     let out = run(&small, &out_dir, "2");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let first = std::fs::read_to_string(out_dir.join("cells.csv")).unwrap();
 
     // The grown grid keeps the finished cells' keys, so only the new ε runs.
@@ -120,10 +144,22 @@ fn rerun_skips_finished_cells() {
 fn malformed_config_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        (CONFIG.replace("trials = 2", "trials = 2\ntrails = 3"), "trails"),
+        (
+            CONFIG.replace("trials = 2", "trials = 2\ntrails = 3"),
+            "trails",
+        ),
         (CONFIG.replace("delta = 1e-5", "delta = 2.0"), "delta"),
-        (CONFIG.replace("tuning = \"honest\"", "tuning = \"honest\"\ntail_prob = 1.5"), "tail_prob"),
-        (CONFIG.replace("synthetic-l", "no-such-data"), "dataset.name"),
+        (
+            CONFIG.replace(
+                "tuning = \"honest\"",
+                "tuning = \"honest\"\ntail_prob = 1.5",
+            ),
+            "tail_prob",
+        ),
+        (
+            CONFIG.replace("synthetic-l", "no-such-data"),
+            "dataset.name",
+        ),
         (CONFIG.replace("seed = 11", "seed = \"x\""), "seed"),
     ];
     for (i, (text, key)) in cases.iter().enumerate() {
@@ -133,7 +169,10 @@ fn malformed_config_writes_nothing() {
         let out = run(&cfg, &out_dir, "2");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{key}: {err}");
-        assert!(err.contains(key) && err.contains(&format!("bad{i}.toml")), "{key}: {err}");
+        assert!(
+            err.contains(key) && err.contains(&format!("bad{i}.toml")),
+            "{key}: {err}"
+        );
         assert!(!out_dir.exists(), "{key}: nothing may be written");
     }
 }

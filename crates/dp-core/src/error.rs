@@ -32,18 +32,32 @@ pub fn ensure(ok: bool, name: &'static str, value: f64, allowed: &'static str) -
     if ok {
         Ok(())
     } else {
-        Err(DpError::OutOfRange { name, value, allowed })
+        Err(DpError::OutOfRange {
+            name,
+            value,
+            allowed,
+        })
     }
 }
 
 /// Checks δ ∈ (0, 1).
 pub fn check_delta(delta: f64) -> Result<()> {
-    ensure(delta > 0.0 && delta < 1.0, "delta", delta, "must be in (0, 1)")
+    ensure(
+        delta > 0.0 && delta < 1.0,
+        "delta",
+        delta,
+        "must be in (0, 1)",
+    )
 }
 
 /// Checks ε > 0 and finite.
 pub fn check_epsilon(eps: f64) -> Result<()> {
-    ensure(eps > 0.0 && eps.is_finite(), "epsilon", eps, "must be > 0 and finite")
+    ensure(
+        eps > 0.0 && eps.is_finite(),
+        "epsilon",
+        eps,
+        "must be > 0 and finite",
+    )
 }
 
 /// Checks a strictly positive finite value.

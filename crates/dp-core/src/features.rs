@@ -36,7 +36,11 @@ impl Row<'_> {
     pub fn dot(&self, theta: &[f64]) -> f64 {
         match *self {
             Row::Dense(x) => dot(x, theta),
-            Row::Sparse(idx, val) => idx.iter().zip(val).map(|(&j, &v)| v * theta[j as usize]).sum(),
+            Row::Sparse(idx, val) => idx
+                .iter()
+                .zip(val)
+                .map(|(&j, &v)| v * theta[j as usize])
+                .sum(),
         }
     }
 
@@ -107,7 +111,11 @@ pub enum FeatureMatrix {
 impl FeatureMatrix {
     /// Dense matrix from row-major values; panics if the length does not match.
     pub fn dense(data: Vec<f64>, nrows: usize, ncols: usize) -> Self {
-        assert_eq!(data.len(), nrows * ncols, "dense data length must be nrows * ncols");
+        assert_eq!(
+            data.len(),
+            nrows * ncols,
+            "dense data length must be nrows * ncols"
+        );
         FeatureMatrix::Dense { data, nrows, ncols }
     }
 
@@ -139,7 +147,9 @@ impl FeatureMatrix {
     #[inline]
     pub fn row(&self, i: usize) -> Row<'_> {
         match self {
-            FeatureMatrix::Dense { data, ncols, .. } => Row::Dense(&data[i * ncols..(i + 1) * ncols]),
+            FeatureMatrix::Dense { data, ncols, .. } => {
+                Row::Dense(&data[i * ncols..(i + 1) * ncols])
+            }
             FeatureMatrix::Sparse(c) => {
                 let (s, e) = (c.indptr[i], c.indptr[i + 1]);
                 Row::Sparse(&c.indices[s..e], &c.values[s..e])
@@ -197,7 +207,9 @@ impl FeatureMatrix {
 
     /// ‖xᵢ‖₂ for every row.
     pub fn row_norms(&self) -> Vec<f64> {
-        (0..self.nrows()).map(|i| self.row(i).norm_sq().sqrt()).collect()
+        (0..self.nrows())
+            .map(|i| self.row(i).norm_sq().sqrt())
+            .collect()
     }
 
     /// Largest row norm.
@@ -225,7 +237,13 @@ impl FeatureMatrix {
                     values.extend_from_slice(&c.values[s..e]);
                     indptr.push(indices.len());
                 }
-                FeatureMatrix::Sparse(Csr { nrows: rows.len(), ncols: c.ncols, indptr, indices, values })
+                FeatureMatrix::Sparse(Csr {
+                    nrows: rows.len(),
+                    ncols: c.ncols,
+                    indptr,
+                    indices,
+                    values,
+                })
             }
         }
     }
@@ -270,7 +288,13 @@ impl FeatureMatrix {
                     values.push(value);
                     indptr.push(indices.len());
                 }
-                FeatureMatrix::Sparse(Csr { nrows: c.nrows, ncols: c.ncols + 1, indptr, indices, values })
+                FeatureMatrix::Sparse(Csr {
+                    nrows: c.nrows,
+                    ncols: c.ncols + 1,
+                    indptr,
+                    indices,
+                    values,
+                })
             }
         }
     }
@@ -310,7 +334,10 @@ mod tests {
         assert_eq!(d.row_norms(), s.row_norms());
         assert_eq!(d.nnz(), s.nnz());
         let (db, sb) = (d.with_bias_column(1.0), s.with_bias_column(1.0));
-        assert_eq!(db.select_rows(&[1]).row_norms(), sb.select_rows(&[1]).row_norms());
+        assert_eq!(
+            db.select_rows(&[1]).row_norms(),
+            sb.select_rows(&[1]).row_norms()
+        );
         assert_eq!(db.ncols(), 4);
     }
 }

@@ -154,7 +154,10 @@ mod tests {
         for &x in &[-20.0, 5.0] {
             let lo = log_norm_cdf(x - 1e-9);
             let hi = log_norm_cdf(x + 1e-9);
-            assert!((lo - hi).abs() < 1e-6 * lo.abs().max(1e-12), "jump at {x}: {lo} vs {hi}");
+            assert!(
+                (lo - hi).abs() < 1e-6 * lo.abs().max(1e-12),
+                "jump at {x}: {lo} vs {hi}"
+            );
         }
     }
 
@@ -173,7 +176,10 @@ mod tests {
         assert!((log_add_exp(0.0, 0.0) - LN_2).abs() < 1e-15);
         assert!((log_sub_exp(LN_2, 0.0) - 0.0).abs() < 1e-15);
         assert!((log1m_exp(-1e-20) - (1e-20f64).ln()).abs() < 1e-12);
-        assert!((log_sum_exp(&[1.0, 2.0, 3.0]) - (1f64.exp() + 2f64.exp() + 3f64.exp()).ln()).abs() < 1e-14);
+        assert!(
+            (log_sum_exp(&[1.0, 2.0, 3.0]) - (1f64.exp() + 2f64.exp() + 3f64.exp()).ln()).abs()
+                < 1e-14
+        );
     }
 
     #[test]
@@ -181,7 +187,10 @@ mod tests {
         let mut f = 1.0f64;
         for n in 1..30 {
             f *= n as f64;
-            assert!((ln_gamma(n as f64 + 1.0) - f.ln()).abs() < 1e-12 * f.ln().max(1.0), "n={n}");
+            assert!(
+                (ln_gamma(n as f64 + 1.0) - f.ln()).abs() < 1e-12 * f.ln().max(1.0),
+                "n={n}"
+            );
         }
         assert!((ln_gamma(0.5) - 0.5 * PI.ln()).abs() < 1e-14);
         assert!((ln_binom(10.0, 3.0) - 120f64.ln()).abs() < 1e-12);

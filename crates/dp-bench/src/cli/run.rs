@@ -23,7 +23,9 @@ pub struct RunArgs {
 /// Validates the whole config before any work, then runs the unfinished cells.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let cfg = Config::load(&args.config)?;
-    let dir = args.out.unwrap_or_else(|| runner::default_out_dir(&args.config, &cfg));
+    let dir = args
+        .out
+        .unwrap_or_else(|| runner::default_out_dir(&args.config, &cfg));
     let report = runner::run(&cfg, &dir, !args.quiet)?;
     eprintln!(
         "{}: {} cells ({} run now, {} already done) in {:.1} s; results in {}",
@@ -34,6 +36,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         report.seconds,
         report.dir.display()
     );
-    print!("{}", std::fs::read_to_string(report.dir.join("summary.md"))?);
+    print!(
+        "{}",
+        std::fs::read_to_string(report.dir.join("summary.md"))?
+    );
     Ok(())
 }

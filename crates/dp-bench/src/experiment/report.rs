@@ -50,7 +50,10 @@ pub fn accuracy_panel(title: &str, rows: &[SummaryRow]) -> Panel {
 /// The run's figure: test accuracy against ε with 1.96·SE error bars.
 pub fn accuracy_figure(cfg: &Config, rows: &[SummaryRow], dataset: &str) -> Figure {
     Figure {
-        title: format!("{}: test accuracy vs ε (δ = {:e}, {} trials)", cfg.experiment, cfg.delta, cfg.trials),
+        title: format!(
+            "{}: test accuracy vs ε (δ = {:e}, {} trials)",
+            cfg.experiment, cfg.delta, cfg.trials
+        ),
         panels: vec![accuracy_panel(dataset, rows)],
         columns: 1,
     }

@@ -35,7 +35,10 @@ pub fn default_out_dir(config_path: &Path, cfg: &Config) -> PathBuf {
     if let Some(d) = &cfg.output_dir {
         return d.clone();
     }
-    let stem = config_path.file_stem().and_then(|s| s.to_str()).unwrap_or("run");
+    let stem = config_path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("run");
     PathBuf::from("results").join(stem)
 }
 
@@ -47,21 +50,31 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
     let mut store = Store::open(dir)?;
     report::write_config_copy(dir, cfg)?;
     let cells = grid::expand(cfg);
-    let todo: Vec<_> = cells.iter().filter(|c| !store.contains(&c.key())).cloned().collect();
+    let todo: Vec<_> = cells
+        .iter()
+        .filter(|c| !store.contains(&c.key()))
+        .cloned()
+        .collect();
     let skipped = cells.len() - todo.len();
 
     let bar = if progress && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(todo.len() as u64);
         b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} cells  {elapsed_precise} elapsed, ETA {eta}  {msg}")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} cells  {elapsed_precise} elapsed, ETA {eta}  {msg}",
+            )
+            .expect("valid template"),
         );
         b
     } else {
         ProgressBar::hidden()
     };
     if skipped > 0 {
-        eprintln!("resuming: {skipped} of {} cells already finished in {}", cells.len(), dir.display());
+        eprintln!(
+            "resuming: {skipped} of {} cells already finished in {}",
+            cells.len(),
+            dir.display()
+        );
     }
 
     // Cells run on rayon's pool; only this thread touches the store (polars writes from a
@@ -71,12 +84,17 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
         let ctx = &ctx;
         let todo = &todo;
         let workers = scope.spawn(move || {
-            todo.par_iter().try_for_each_with(tx, |tx, cell| -> anyhow::Result<()> {
-                let row = methods::run_cell(ctx, cell).with_context(|| {
-                    format!("cell {} ε={} trial={} failed", cell.method, cell.epsilon, cell.trial)
-                })?;
-                tx.send(row).map_err(|_| anyhow::anyhow!("results writer stopped"))
-            })
+            todo.par_iter()
+                .try_for_each_with(tx, |tx, cell| -> anyhow::Result<()> {
+                    let row = methods::run_cell(ctx, cell).with_context(|| {
+                        format!(
+                            "cell {} ε={} trial={} failed",
+                            cell.method, cell.epsilon, cell.trial
+                        )
+                    })?;
+                    tx.send(row)
+                        .map_err(|_| anyhow::anyhow!("results writer stopped"))
+                })
         });
         let mut write_result = Ok(());
         for row in rx {

@@ -65,11 +65,6 @@ impl Store {
         })
     }
 
-    /// Results folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Finished cells.
     pub fn rows(&self) -> &[CellResult] {
         &self.rows

@@ -120,15 +120,15 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
             log_y: true,
             series: Bound::ALL
                 .iter()
-                .map(|&b| Series {
-                    name: b.legend().into(),
-                    points: rows
+                .map(|&b| {
+                    let points = rows
                         .iter()
                         .filter(|r| r.0 == p && r.2 == b)
-                        .map(|r| (r.1, r.3))
-                        .collect(),
-                    err: None,
-                    dashed: b == Bound::GaussianLower,
+                        .map(|r| (r.1, r.3));
+                    Series {
+                        dashed: b == Bound::GaussianLower,
+                        ..Series::line(b.legend(), points.collect())
+                    }
                 })
                 .collect(),
             y_range: None,

@@ -93,15 +93,15 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
             series: MECHANISMS
                 .iter()
                 .enumerate()
-                .map(|(m, name)| Series {
-                    name: name.to_string(),
-                    points: rows
+                .map(|(m, name)| {
+                    let points = rows
                         .iter()
                         .filter(|r| r.0 == p && r.2 == m)
-                        .map(|r| (r.1, r.3))
-                        .collect(),
-                    err: None,
-                    dashed: m == 0,
+                        .map(|r| (r.1, r.3));
+                    Series {
+                        dashed: m == 0,
+                        ..Series::line(*name, points.collect())
+                    }
                 })
                 .collect(),
             y_range: None,

@@ -77,15 +77,12 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
             log_x: false,
             log_y: true,
             series: (0..2)
-                .map(|m| Series {
-                    name: legend[m].into(),
-                    points: rows
+                .map(|m| {
+                    let points = rows
                         .iter()
                         .filter(|r| r.0 == k && r.2 == m)
-                        .map(|r| (r.1, r.3))
-                        .collect(),
-                    err: None,
-                    dashed: false,
+                        .map(|r| (r.1, r.3));
+                    Series::line(legend[m], points.collect())
                 })
                 .collect(),
             y_range: Some((DELTA_FLOOR / 10.0, 1.0)),

@@ -102,10 +102,8 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
         series: curves
             .iter()
             .map(|c| Series {
-                name: c.legend.clone(),
-                points: c.points.clone(),
-                err: None,
                 dashed: c.reference,
+                ..Series::line(c.legend.clone(), c.points.clone())
             })
             .collect(),
         y_range: None,

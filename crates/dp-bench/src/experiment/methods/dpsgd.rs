@@ -49,7 +49,10 @@ pub fn run(ctx: &Context<'_>, s: &DpsgdConfig, cell: &Cell) -> anyhow::Result<Ce
             let mu = poisson_mean_for_tail(u64::from(s.grid_size), s.tail_prob)?;
             let sel = Selection::poisson(mu)?;
             let z = calibrate_noise_multiplier_tuned(q, steps as u64, eps, delta, &sel, &orders)?;
-            let e = sel.apply(&dpsgd_curve(q, z, steps as u64, &orders)?)?.epsilon(delta)?.0;
+            let e = sel
+                .apply(&dpsgd_curve(q, z, steps as u64, &orders)?)?
+                .epsilon(delta)?
+                .0;
             // K is part of the mechanism's randomness: drawn from the cell's own stream.
             let k = Poisson::new(mu)?.sample(&mut rng) as usize;
             (z, log_grid(s.lr_min, s.lr_max, k), e)

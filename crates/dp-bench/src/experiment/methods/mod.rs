@@ -34,14 +34,21 @@ impl Prepared {
         let d = &cfg.dataset;
         let split = dp_data::load(&d.name, &d.preprocess())
             .with_context(|| format!("cannot load dataset {:?}", d.name))?;
-        Ok(Prepared { cfg: cfg.clone(), split })
+        Ok(Prepared {
+            cfg: cfg.clone(),
+            split,
+        })
     }
 
     /// Borrows the prepared data for the cells.
     pub fn context(&self) -> anyhow::Result<Context<'_>> {
         let train = GlmData::new(&self.split.train.x, &self.split.train.y)
             .context("training data are not a valid binary GLM problem")?;
-        Ok(Context { cfg: &self.cfg, train, test: &self.split.test })
+        Ok(Context {
+            cfg: &self.cfg,
+            train,
+            test: &self.split.test,
+        })
     }
 
     /// Dataset label for figure titles, e.g. `adult (n_train = 36177, d = 105)`.
@@ -90,7 +97,11 @@ pub fn test_accuracy(ctx: &Context<'_>, theta: &[f64]) -> f64 {
 /// Runs one cell and times it.
 pub fn run_cell(ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellResult> {
     let start = Instant::now();
-    let method = ctx.cfg.methods.get(&cell.method).expect("cells come from the config");
+    let method = ctx
+        .cfg
+        .methods
+        .get(&cell.method)
+        .expect("cells come from the config");
     let mut row = match method {
         MethodConfig::Alg1(a) => alg1::run(ctx, a, cell)?,
         MethodConfig::Dpsgd(s) => dpsgd::run(ctx, s, cell)?,
