@@ -141,20 +141,8 @@ impl Pld {
         lipschitz: f64,
         config: &PldConfig,
     ) -> Result<Self> {
-        check_positive("sigma", sigma)?;
-        check_positive("lipschitz", lipschitz)?;
-        ensure(
-            beta >= 0.0 && beta.is_finite(),
-            "beta",
-            beta,
-            "must be >= 0 and finite",
-        )?;
-        ensure(
-            lambda > beta && lambda.is_finite(),
-            "lambda",
-            lambda,
-            "must be finite and exceed beta",
-        )?;
+        // One validation of (σ, λ, β, L) for every ObjPert bound.
+        crate::accounting::objpert::ObjPert::new(sigma, lambda, beta, lipschitz)?;
         Self::symmetric(&ObjPertLoss::new(sigma, lambda, beta, lipschitz), config)
     }
 
