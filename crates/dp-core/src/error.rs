@@ -64,3 +64,13 @@ pub fn check_epsilon(eps: f64) -> Result<()> {
 pub fn check_positive(name: &'static str, v: f64) -> Result<()> {
     ensure(v > 0.0 && v.is_finite(), name, v, "must be > 0 and finite")
 }
+
+/// Checks a non-negative finite value.
+pub fn check_nonnegative(name: &'static str, v: f64) -> Result<()> {
+    ensure(
+        v >= 0.0 && v.is_finite(),
+        name,
+        v,
+        "must be >= 0 and finite",
+    )
+}

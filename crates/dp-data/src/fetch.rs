@@ -29,6 +29,21 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// A hidden temporary file in `dir`, to be renamed over its target once complete.
+///
+/// Created with mode 0666 minus the umask, like any file the user writes: tempfile's default
+/// 0600 would leave results and caches unreadable to the rest of a group after the rename.
+pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tmp-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
+}
+
 /// Writes a file atomically: a temp file in the target directory, flushed, then renamed over
 /// `path`, so readers never see a partial file and a crash leaves no truncated cache entry.
 pub fn write_atomic(
@@ -37,10 +52,8 @@ pub fn write_atomic(
 ) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| DataError::io("creating", dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(dir)
-        .map_err(|e| DataError::io("creating a temp file in", dir, e))?;
+    let mut tmp =
+        temp_file_in(dir).map_err(|e| DataError::io("creating a temp file in", dir, e))?;
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
         write(&mut w)
@@ -256,6 +269,24 @@ mod tests {
         for needle in ["f.txt", FILE.url, "DPBENCH_DATA_MIRROR", "ds/f.txt"] {
             assert!(msg.contains(needle), "{needle} missing from: {msg}");
         }
+    }
+
+    /// Finished files get the mode the user's umask gives new files, not tempfile's 0600.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn atomic_write_respects_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let umask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .map(|m| u32::from_str_radix(m.trim(), 8).unwrap())
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.csv");
+        write_atomic(&p, |w| w.write_all(b"a")).unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask, "umask {umask:o}");
     }
 
     #[test]

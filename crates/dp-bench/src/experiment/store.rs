@@ -46,13 +46,36 @@ pub struct CellResult {
 pub struct Store {
     dir: PathBuf,
     rows: Vec<CellResult>,
+    /// Held for the store's lifetime; the OS releases it when the process ends, however.
+    _lock: File,
 }
+
+/// Name of the lock file that keeps two runs from writing one results folder.
+const LOCK_FILE: &str = ".dp-bench.lock";
 
 impl Store {
     /// Opens `dir`, loading finished cells from `cells.parquet` if present.
+    ///
+    /// Takes an exclusive lock on the folder first: two runs appending to one `cells.parquet`
+    /// would each rewrite it from their own rows and lose the other's cells.
     pub fn open(dir: &Path) -> anyhow::Result<Store> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = File::create(&lock_path)
+            .with_context(|| format!("cannot create {}", lock_path.display()))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+                "another dp-bench run is writing to {} (it holds {}); wait for it to finish, \
+                 or give this run its own folder with --out DIR",
+                dir.display(),
+                lock_path.display()
+            ),
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", lock_path.display()));
+            }
+        }
         let path = dir.join("cells.parquet");
         let rows = if path.exists() {
             read_parquet(&path)?
@@ -62,6 +85,7 @@ impl Store {
         Ok(Store {
             dir: dir.to_path_buf(),
             rows,
+            _lock: lock,
         })
     }
 
@@ -100,7 +124,7 @@ pub fn write_atomic(
     write: impl FnOnce(&mut File) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+    let mut tmp = dp_data::fetch::temp_file_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     write(tmp.as_file_mut()).with_context(|| format!("cannot write {}", path.display()))?;
     tmp.as_file().sync_all().ok();
@@ -244,13 +268,39 @@ mod tests {
         let mut s = Store::open(dir.path()).unwrap();
         s.append(row(0)).unwrap();
         s.append(row(1)).unwrap();
+        drop(s);
         let s2 = Store::open(dir.path()).unwrap();
         assert_eq!(s2.rows().len(), 2);
         assert!(s2.contains("alg1|1|1|abc"));
         assert_eq!(s2.rows()[0].seed, u64::MAX - 3);
         assert!(s2.rows()[0].lambda.is_nan());
         assert!(dir.path().join("cells.csv").exists());
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(leftovers.len(), 2, "no temporary files remain");
+        let mut left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [LOCK_FILE, "cells.csv", "cells.parquet"],
+            "no temporary files"
+        );
+    }
+
+    #[test]
+    fn a_second_run_on_the_same_folder_is_refused_until_the_first_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = Store::open(dir.path()).unwrap();
+        first.append(row(0)).unwrap();
+        let err = Store::open(dir.path())
+            .err()
+            .expect("second open must fail");
+        let msg = format!("{err:#}");
+        assert!(
+            msg.contains("another dp-bench run") && msg.contains("--out"),
+            "{msg}"
+        );
+        drop(first);
+        assert_eq!(Store::open(dir.path()).unwrap().rows().len(), 1);
     }
 }

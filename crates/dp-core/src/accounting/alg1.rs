@@ -9,7 +9,9 @@ use crate::accounting::calibrate::calibrate_decreasing;
 use crate::accounting::gaussian;
 use crate::accounting::objpert::ObjPert;
 use crate::accounting::rdp_curve::{RdpCurve, default_orders};
-use crate::error::{DpError, Result, check_delta, check_epsilon, check_positive, ensure};
+use crate::error::{
+    DpError, Result, check_delta, check_epsilon, check_nonnegative, check_positive,
+};
 
 /// Privacy parameters of one Algorithm 1 release.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,12 +33,7 @@ pub struct Alg1Privacy {
 impl Alg1Privacy {
     fn objpert(&self) -> Result<ObjPert> {
         check_positive("sigma-out", self.sigma_out)?;
-        ensure(
-            self.tau >= 0.0 && self.tau.is_finite(),
-            "tau",
-            self.tau,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("tau", self.tau)?;
         ObjPert::new(self.sigma, self.lambda, self.beta, self.clip)
     }
 
@@ -101,12 +98,7 @@ impl Alg1Privacy {
         check_delta(delta)?;
         check_positive("noise-factor", noise_factor)?;
         check_positive("clip", clip)?;
-        ensure(
-            beta >= 0.0 && beta.is_finite(),
-            "beta",
-            beta,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("beta", beta)?;
         let sigma = noise_factor * gaussian::sigma(eps, delta, clip)?;
         let with_lambda = |lambda: f64| Self {
             sigma,

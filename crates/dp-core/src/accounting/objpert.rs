@@ -17,7 +17,7 @@ use crate::accounting::calibrate::calibrate_decreasing;
 use crate::accounting::gaussian;
 use crate::accounting::quadrature::log_integrate;
 use crate::accounting::rdp_curve::{RdpCurve, check_epsilon_nonneg, check_order};
-use crate::error::{Result, check_delta, check_epsilon, check_positive, ensure};
+use crate::error::{Result, check_delta, check_epsilon, check_nonnegative, check_positive, ensure};
 use crate::special::{ln_gamma, log_norm_cdf, log_sub_exp, log1m_exp};
 
 /// ln E[exp(a|X|)] for X ~ N(0, 1), a ≥ 0: `ln(2Φ(a)) + a²/2`.
@@ -75,12 +75,7 @@ impl ObjPert {
     fn check(&self) -> Result<()> {
         check_positive("sigma", self.sigma)?;
         check_positive("lipschitz", self.lipschitz)?;
-        ensure(
-            self.beta >= 0.0 && self.beta.is_finite(),
-            "beta",
-            self.beta,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("beta", self.beta)?;
         ensure(
             self.lambda > self.beta && self.lambda.is_finite(),
             "lambda",
@@ -228,12 +223,7 @@ pub fn kifer_sigma(eps: f64, delta: f64, lipschitz: f64) -> Result<f64> {
 /// Kifer et al.'s regularisation requirement λ ≥ 2β/ε.
 pub fn kifer_min_lambda(eps: f64, beta: f64) -> Result<f64> {
     check_epsilon(eps)?;
-    ensure(
-        beta >= 0.0 && beta.is_finite(),
-        "beta",
-        beta,
-        "must be >= 0 and finite",
-    )?;
+    check_nonnegative("beta", beta)?;
     Ok(2.0 * beta / eps)
 }
 

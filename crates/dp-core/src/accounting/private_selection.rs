@@ -12,7 +12,7 @@
 use crate::accounting::calibrate::{calibrate_decreasing, calibrate_increasing};
 use crate::accounting::rdp_curve::{DeltaEvaluator, RdpCurve};
 use crate::accounting::subsampled_gaussian::calibrate_with;
-use crate::error::{DpError, Result, check_positive, ensure};
+use crate::error::{DpError, Result, check_nonnegative, check_positive, ensure};
 use crate::special::{ln_gamma, log_sum_exp};
 
 /// Distribution of the number of repetitions K.
@@ -42,12 +42,7 @@ impl Selection {
 
     /// Truncated negative binomial with shape η ≥ 0 and γ ∈ (0, 1).
     pub fn truncated_negative_binomial(eta: f64, gamma: f64) -> Result<Self> {
-        ensure(
-            eta >= 0.0 && eta.is_finite(),
-            "eta",
-            eta,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("eta", eta)?;
         ensure(
             gamma > 0.0 && gamma < 1.0,
             "gamma",
@@ -72,12 +67,7 @@ impl Selection {
     /// γ is found numerically; [`Selection::mean`] reports the mean of the returned distribution
     /// (within ~1e-10 of `mean`, never above it), which is what the accounting uses.
     pub fn from_shape_mean(eta: f64, mean: f64) -> Result<Self> {
-        ensure(
-            eta >= 0.0 && eta.is_finite(),
-            "eta",
-            eta,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("eta", eta)?;
         ensure(
             mean > 1.0 && mean.is_finite(),
             "mean",

@@ -11,7 +11,7 @@
 //! The curve is only known on its grid; minimising over grid points is always valid (each one is
 //! a correct bound), it is just not the continuum optimum.
 
-use crate::error::{DpError, Result, check_delta, ensure};
+use crate::error::{DpError, Result, check_delta, check_nonnegative, ensure};
 
 /// Checks an RDP order α > 1 (finite).
 pub(crate) fn check_order(alpha: f64) -> Result<()> {
@@ -25,12 +25,7 @@ pub(crate) fn check_order(alpha: f64) -> Result<()> {
 
 /// Checks ε ≥ 0 and finite (privacy profiles are defined at ε = 0 too).
 pub(crate) fn check_epsilon_nonneg(eps: f64) -> Result<()> {
-    ensure(
-        eps >= 0.0 && eps.is_finite(),
-        "epsilon",
-        eps,
-        "must be >= 0 and finite",
-    )
+    check_nonnegative("epsilon", eps)
 }
 
 /// RDP guarantees ε(α) at a list of orders α > 1 (both vectors have equal length).

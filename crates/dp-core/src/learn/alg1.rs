@@ -16,7 +16,7 @@ use super::data::GlmData;
 use super::lbfgs::{LbfgsOptions, lbfgs};
 use super::loss::{GlmLoss, beta};
 use super::objective::PerturbedObjective;
-use crate::error::{DpError, Result, check_positive, ensure};
+use crate::error::{DpError, Result, check_nonnegative, check_positive, ensure};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
@@ -54,12 +54,7 @@ impl Alg1Params {
     fn validate(&self, data: &GlmData<'_>) -> Result<()> {
         self.loss.validate()?;
         for (name, v) in [("sigma", self.sigma), ("sigma-out", self.sigma_out)] {
-            ensure(
-                v >= 0.0 && v.is_finite(),
-                name,
-                v,
-                "must be >= 0 and finite",
-            )?;
+            check_nonnegative(name, v)?;
         }
         check_positive("tau", self.tau)?;
         check_positive("clip", self.clip)?;

@@ -11,8 +11,8 @@ use super::data::GlmData;
 use super::loss::GlmLoss;
 use super::optimizer::{Optimizer, OptimizerState};
 use super::poisson_sampler::PoissonSampler;
-use crate::error::{Result, check_positive, ensure};
-use crate::features::FeatureMatrix;
+use super::prefetch;
+use crate::error::{Result, check_nonnegative, check_positive, ensure};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
@@ -62,20 +62,10 @@ impl DpSgdParams {
         self.loss.validate()?;
         check_positive("clip", self.clip)?;
         let z = self.noise_multiplier;
-        ensure(
-            z >= 0.0 && z.is_finite(),
-            "noise-multiplier",
-            z,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("noise-multiplier", z)?;
         let q = self.sampling_rate;
         ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]")?;
-        ensure(
-            self.l2 >= 0.0 && self.l2.is_finite(),
-            "l2",
-            self.l2,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("l2", self.l2)?;
         self.optimizer.validate()
     }
 }
@@ -115,8 +105,11 @@ pub fn dpsgd<R: Rng + ?Sized>(
         seen += batch.len();
         grad.iter_mut().for_each(|g| *g = 0.0);
         for (k, &i) in batch.iter().enumerate() {
-            if let Some(&ahead) = batch.get(k + PREFETCH_AHEAD) {
-                prefetch_row(x, ahead);
+            if let Some(&far) = batch.get(k + 2 * prefetch::AHEAD) {
+                prefetch::meta(x, y, norms, far);
+            }
+            if let Some(&ahead) = batch.get(k + prefetch::AHEAD) {
+                prefetch::row(x, ahead);
             }
             let row = x.row(i);
             let yi = y[i];
@@ -143,45 +136,6 @@ pub fn dpsgd<R: Rng + ?Sized>(
         steps: params.steps,
         examples_seen: seen,
     })
-}
-
-/// How many batch members ahead [`prefetch_row`] is issued (best of 2, 4, 8, 16 measured).
-const PREFETCH_AHEAD: usize = 4;
-
-/// Asks the CPU to start loading row `i`. Batches are scattered over `X`, and without the hint
-/// the loop waits on a cache miss per row (measured: ~25% of a 60-epoch Adult run).
-#[inline(always)]
-fn prefetch_row(x: &FeatureMatrix, i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let lines: [*const i8; 3] = match x {
-            FeatureMatrix::Dense { data, ncols, .. } => {
-                let p = data[i * ncols..].as_ptr();
-                [
-                    p.cast(),
-                    p.wrapping_add(8).cast(),
-                    p.wrapping_add(16).cast(),
-                ]
-            }
-            FeatureMatrix::Sparse(c) => {
-                let s = c.indptr[i];
-                let v = c.values[s..].as_ptr();
-                [
-                    v.cast(),
-                    v.wrapping_add(8).cast(),
-                    c.indices[s..].as_ptr().cast(),
-                ]
-            }
-        };
-        for p in lines {
-            // SAFETY: a prefetch is only a hint: it never faults (even for addresses past the
-            // end of a buffer) and never changes memory. SSE is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (x, i);
 }
 
 #[cfg(test)]

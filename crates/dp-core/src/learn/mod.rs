@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod objective;
 pub mod optimizer;
 pub mod poisson_sampler;
+mod prefetch;
 pub mod synthetic;
 
 pub use alg1::{Alg1Output, Alg1Params, alg1, alg1_with};

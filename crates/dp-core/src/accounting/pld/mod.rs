@@ -32,7 +32,7 @@ mod subsampled_gaussian;
 
 pub use pmf::Pmf;
 
-use crate::error::{DpError, Result, check_delta, check_positive, ensure};
+use crate::error::{DpError, Result, check_delta, check_nonnegative, check_positive, ensure};
 use discretise::{PrivacyLoss, discretise};
 use gaussian::GaussianLoss;
 use objpert::ObjPertLoss;
@@ -205,12 +205,7 @@ impl Pld {
     /// δ(ε): the maximum over the two relations, inflated by [`ROUND_OFF_MARGIN`]; an upper
     /// bound on the true privacy profile.
     pub fn delta(&self, epsilon: f64) -> Result<f64> {
-        ensure(
-            epsilon >= 0.0 && epsilon.is_finite(),
-            "epsilon",
-            epsilon,
-            "must be >= 0 and finite",
-        )?;
+        check_nonnegative("epsilon", epsilon)?;
         let raw = self.remove.delta(epsilon).max(self.add().delta(epsilon));
         Ok((raw * (1.0 + ROUND_OFF_MARGIN)).min(1.0))
     }
