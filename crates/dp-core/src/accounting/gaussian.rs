@@ -6,8 +6,8 @@
 //! sit deep in the normal tail for large ε or σ.
 
 use crate::accounting::calibrate::calibrate_decreasing;
-use crate::accounting::rdp_curve::{RdpCurve, check_epsilon_nonneg, check_order};
-use crate::error::{Result, check_delta, check_epsilon, check_positive};
+use crate::accounting::rdp_curve::{RdpCurve, check_order};
+use crate::error::{Result, check_delta, check_epsilon, check_nonnegative, check_positive};
 use crate::special::{log_norm_cdf, log_sub_exp};
 
 fn check_noise(sigma: f64, sensitivity: f64) -> Result<()> {
@@ -17,7 +17,7 @@ fn check_noise(sigma: f64, sensitivity: f64) -> Result<()> {
 
 /// ln δ(ε) of the Gaussian mechanism with noise `sigma` and L2 sensitivity `sensitivity`, ε ≥ 0.
 pub fn log_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result<f64> {
-    check_epsilon_nonneg(eps)?;
+    check_nonnegative("epsilon", eps)?;
     check_noise(sigma, sensitivity)?;
     let a = sensitivity / (2.0 * sigma);
     let b = eps * sigma / sensitivity;

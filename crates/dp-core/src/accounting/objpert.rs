@@ -16,7 +16,7 @@ use std::f64::consts::{FRAC_1_SQRT_2, LN_2};
 use crate::accounting::calibrate::calibrate_decreasing;
 use crate::accounting::gaussian;
 use crate::accounting::quadrature::log_integrate;
-use crate::accounting::rdp_curve::{RdpCurve, check_epsilon_nonneg, check_order};
+use crate::accounting::rdp_curve::{RdpCurve, check_order};
 use crate::error::{Result, check_delta, check_epsilon, check_nonnegative, check_positive, ensure};
 use crate::special::{ln_gamma, log_norm_cdf, log_sub_exp, log1m_exp};
 
@@ -120,7 +120,7 @@ impl ObjPert {
     /// ln δ(ε) of the privacy profile (Thm 3.1), ε ≥ 0: `ln E[(1 − e^{ε−ω})₊]`.
     pub fn profile_log_delta(&self, eps: f64) -> Result<f64> {
         self.check()?;
-        check_epsilon_nonneg(eps)?;
+        check_nonnegative("epsilon", eps)?;
         let s = self.s();
         let e_hat = eps - self.c() - 0.5 * s * s;
         Ok(if e_hat >= 0.0 {

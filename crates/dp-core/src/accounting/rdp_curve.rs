@@ -23,11 +23,6 @@ pub(crate) fn check_order(alpha: f64) -> Result<()> {
     )
 }
 
-/// Checks ε ≥ 0 and finite (privacy profiles are defined at ε = 0 too).
-pub(crate) fn check_epsilon_nonneg(eps: f64) -> Result<()> {
-    check_nonnegative("epsilon", eps)
-}
-
 /// RDP guarantees ε(α) at a list of orders α > 1 (both vectors have equal length).
 ///
 /// Orders need not be sorted; `eps` entries are ≥ 0 and may be +∞ (no guarantee at that order).
@@ -128,7 +123,7 @@ impl RdpCurve {
 
     /// Smallest δ (over the grid) such that the curve implies (ε, δ)-DP, capped at 1.
     pub fn delta(&self, eps: f64) -> Result<f64> {
-        check_epsilon_nonneg(eps)?;
+        check_nonnegative("epsilon", eps)?;
         Ok(DeltaEvaluator::new(self)?.log_delta(eps).exp())
     }
 }
