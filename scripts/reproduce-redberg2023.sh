@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces Redberg, Koskela & Wang (2023), "Improving the Privacy and Practicality of
 # Objective Perturbation for Differentially Private Linear Learners":
-#   1. runs the Section 5 experiment grids configs/{adult,synthetic-l,synthetic-h,gisette}.toml
-#      (results in results/<config>/; an interrupted run resumes where it stopped);
+#   1. runs the Section 5 experiment grids configs/redberg2023/{adult,synthetic-l,synthetic-h,gisette}.toml
+#      (results in results/redberg2023/<config>/; an interrupted run resumes where it stopped);
 #   2. regenerates Figures 1-5 and Tables 1-2 into results/figures/redberg2023/.
 # Gisette needs a large download: if it cannot be fetched, its run is skipped with a message and
 # Figure 2 / the tables are made from the other datasets. Set DPBENCH_DATA_MIRROR to a folder of
@@ -33,8 +33,8 @@ if [[ $figures_only -eq 0 ]]; then
             echo "  Retry online, or set DPBENCH_DATA_MIRROR to a folder holding gisette's raw files." >&2
             continue
         fi
-        echo "== running configs/$config.toml" >&2
-        dp_bench "configs/$config.toml"
+        echo "== running configs/redberg2023/$config.toml" >&2
+        dp_bench "configs/redberg2023/$config.toml"
     done
 fi
 

@@ -4,10 +4,11 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dp_core::accounting::alg1::Alg1Privacy;
+use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::accounting::objpert::ObjPert;
 use dp_core::accounting::rdp_curve::default_orders;
 use dp_core::accounting::subsampled_gaussian::{calibrate_noise_multiplier, dpsgd_epsilon};
+use dp_core::learn::Alg1Spec;
 
 fn dpsgd(c: &mut Criterion) {
     let orders = default_orders();
@@ -39,10 +40,12 @@ fn objpert(c: &mut Criterion) {
 }
 
 fn alg1(c: &mut Criterion) {
-    // Adult, ε = 1 (formulas.md §5).
+    // Adult, ε = 1 (docs/derivations.md §5).
+    let rdp = RdpAccountant::new();
     c.bench_function("alg1_calibrate", |b| {
         b.iter(|| {
-            Alg1Privacy::calibrate(black_box(1.0), 1e-5, 1.3, 0.5, 2f64.sqrt(), 0.01, 0.15).unwrap()
+            let target = Target::new(black_box(1.0), 1e-5).unwrap();
+            Alg1Spec::paper().calibrate(1.3, target, &rdp).unwrap()
         })
     });
 }

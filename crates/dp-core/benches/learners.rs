@@ -5,7 +5,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use dp_core::learn::synthetic::adult_like;
-use dp_core::learn::{Alg1Params, DpSgdParams, GlmData, alg1, dpsgd};
+use dp_core::learn::{Alg1Spec, DpSgd, GlmData, Mechanism, dpsgd};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::hint::black_box;
@@ -26,16 +26,16 @@ fn learners(c: &mut Criterion) {
     let data = GlmData::new(&x, &y).unwrap();
     assert!(data.gram().is_some());
     // ε = 1, δ = 1e-5 calibration of the paper's setting (σ ≈ 1.3·σ_G, λ from Theorem 4.1).
-    let params = Alg1Params::paper(6.86, 4.02);
-    let probe = alg1(&data, &params, &mut StdRng::seed_from_u64(0)).unwrap();
+    let params = Alg1Spec::paper().with_noise(6.86, 4.02).unwrap();
+    let (_, probe) = params.fit(&data, 0).unwrap();
     eprintln!(
         "alg1_solve: {} L-BFGS iterations, {} evaluations",
         probe.iterations, probe.evaluations
     );
     group.bench_function("alg1_solve", |b| {
-        b.iter(|| alg1(&data, black_box(&params), &mut StdRng::seed_from_u64(0)).unwrap())
+        b.iter(|| black_box(&params).fit(&data, 0).unwrap())
     });
-    let sgd = DpSgdParams::paper(N_TRAIN, 256, 60, std::f64::consts::SQRT_2, 1.0, 1e-3);
+    let sgd = DpSgd::paper(N_TRAIN, 256, 60, std::f64::consts::SQRT_2, 1.0, 1e-3);
     eprintln!(
         "dpsgd_60_epochs: {} steps, q = {:.5}",
         sgd.steps, sgd.sampling_rate

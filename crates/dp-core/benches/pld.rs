@@ -12,7 +12,7 @@ fn dpsgd(c: &mut Criterion) {
 }
 
 fn objpert(c: &mut Criterion) {
-    // Adult, ε = 1 check values of formulas.md §5: σ ≈ 6.859, λ ≈ 4.02, β = 1/2, L = √2.
+    // Adult, ε = 1 check values of docs/derivations.md §5: σ ≈ 6.859, λ ≈ 4.02, β = 1/2, L = √2.
     let cfg = PldConfig::default();
     let mut group = c.benchmark_group("pld_objpert_compose_k");
     for k in [2u64, 10, 100] {

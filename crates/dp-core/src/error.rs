@@ -19,6 +19,16 @@ pub enum DpError {
     /// An optimiser did not reach its stopping criterion (nothing may be released).
     #[error("did not converge: {0}")]
     NoConvergence(String),
+    /// An accountant cannot bound this event (e.g. PLD with private selection).
+    #[error("the {accountant} accountant cannot bound a {event} event: {reason}")]
+    Unsupported {
+        /// Accountant name (`RDP`, `PLD`).
+        accountant: &'static str,
+        /// Kind of the first unsupported (sub-)event.
+        event: &'static str,
+        /// Why, and what to use instead.
+        reason: &'static str,
+    },
     /// Any other invalid input.
     #[error("{0}")]
     Invalid(String),

@@ -8,6 +8,7 @@ pub mod accounting;
 pub mod error;
 pub mod features;
 pub mod learn;
+pub mod seed;
 pub mod special;
 
 pub use error::{DpError, Result};

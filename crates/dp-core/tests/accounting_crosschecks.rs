@@ -1,7 +1,8 @@
 //! Cross-module checks of the RDP-side accountants: DP-SGD anchor values, grid quality,
 //! reductions between mechanisms, and lower bounds that no accountant may cross.
 
-use dp_core::accounting::alg1::Alg1Privacy;
+use dp_core::accounting::{Event, RdpAccountant, Target, epsilon_of};
+use dp_core::learn::{Alg1Spec, Mechanism};
 use dp_core::accounting::gaussian;
 use dp_core::accounting::objpert::ObjPert;
 use dp_core::accounting::private_selection::{
@@ -119,18 +120,30 @@ fn objective_perturbation_never_beats_the_gaussian_mechanism() {
 #[test]
 fn algorithm_one_reduces_to_objective_perturbation_and_is_calibrated() {
     let o = default_orders();
-    let p = Alg1Privacy::calibrate(1.0, 1e-5, 1.3, 0.5, 2f64.sqrt(), 0.01, 0.15).unwrap();
-    let exact = Alg1Privacy { tau: 0.0, ..p };
-    let op = ObjPert::new(p.sigma, p.lambda, p.beta, p.clip).unwrap();
-    assert_eq!(exact.rdp_curve(&o).unwrap(), op.rdp_curve(&o).unwrap());
+    let rdp = RdpAccountant::new();
+    let spec = Alg1Spec::paper();
+    let p = spec
+        .calibrate(1.3, Target::new(1.0, 1e-5).unwrap(), &rdp)
+        .unwrap();
+    let eps = |e: &Event| epsilon_of(rdp.fresh(), e, 1e-5).unwrap();
+    let exact = Alg1Spec { tau: 0.0, ..spec }
+        .with_noise(p.sigma(), p.lambda())
+        .unwrap();
+    let op = ObjPert::new(p.sigma(), p.lambda(), spec.beta, spec.clip).unwrap();
+    assert_eq!(
+        rdp.curve_of(&exact.event()).unwrap(),
+        op.rdp_curve(&o).unwrap()
+    );
     // The output-noise term costs privacy: without it the same λ is strictly better.
-    assert!(op.rdp_epsilon(1e-5, &o).unwrap() < p.epsilon(1e-5).unwrap());
-    assert!(p.epsilon(1e-5).unwrap() <= 1.0);
+    assert!(op.rdp_epsilon(1e-5, &o).unwrap() < eps(&p.event()));
+    assert!(eps(&p.event()) <= 1.0);
     // And its profile bound (no output noise) is tighter still.
     assert!(op.profile_epsilon(1e-5).unwrap() < op.rdp_epsilon(1e-5, &o).unwrap());
-    // A tighter budget needs more regularisation.
-    let tight = Alg1Privacy::calibrate(0.5, 1e-5, 1.3, 0.5, 2f64.sqrt(), 0.01, 0.15).unwrap();
-    assert!(tight.sigma > p.sigma);
+    // A tighter budget needs more noise.
+    let tight = spec
+        .calibrate(1.3, Target::new(0.5, 1e-5).unwrap(), &rdp)
+        .unwrap();
+    assert!(tight.sigma() > p.sigma());
 }
 
 #[test]

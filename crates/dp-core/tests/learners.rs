@@ -6,12 +6,34 @@ use dp_core::learn::lbfgs::{LbfgsOptions, Objective, lbfgs};
 use dp_core::learn::objective::PerturbedObjective;
 use dp_core::learn::synthetic::{adult_like, halfspace};
 use dp_core::learn::{
-    Alg1Params, DpSgdParams, GlmData, GlmLoss, Optimizer, accuracy, alg1, dpsgd, fit_glm,
+    Alg1, Alg1Spec, DpSgd, GlmData, GlmLoss, Mechanism, Optimizer, accuracy, dpsgd, fit_glm,
     logistic_regression,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
+
+/// One Algorithm 1 release and the solver's diagnostics.
+#[derive(Debug, PartialEq)]
+struct Alg1Run {
+    theta: Vec<f64>,
+    grad_norm: f64,
+    iterations: usize,
+}
+
+fn run_alg1(data: &GlmData<'_>, m: &Alg1, seed: u64) -> dp_core::Result<Alg1Run> {
+    let (theta, r) = m.fit(data, seed)?;
+    Ok(Alg1Run {
+        theta,
+        grad_norm: r.grad_norm,
+        iterations: r.iterations,
+    })
+}
+
+/// The paper's setting (logistic, C = √2, τ = 0.01, σ_out = 0.15, β = 1/2) with σ and λ.
+fn paper_alg1(sigma: f64, lambda: f64) -> Alg1 {
+    Alg1Spec::paper().with_noise(sigma, lambda).unwrap()
+}
 
 fn norm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
@@ -114,15 +136,16 @@ fn alg1_output_is_within_tau_over_lambda_of_the_exact_minimiser() {
     let data = GlmData::new(&x, &y).unwrap();
     for loss in [GlmLoss::Logistic, GlmLoss::huber()] {
         let lambda = if loss == GlmLoss::Logistic { 2.0 } else { 12.0 };
-        let params = Alg1Params {
+        let params = Alg1Spec {
             loss,
-            sigma: 30.0,
-            lambda,
-            sigma_out: 0.0,
-            tau: 0.05,
             clip: 0.8,
-        };
-        let out = alg1(&data, &params, &mut StdRng::seed_from_u64(3)).unwrap();
+            tau: 0.05,
+            sigma_out: 0.0,
+            beta: 0.0,
+        }
+        .with_noise(30.0, lambda)
+        .unwrap();
+        let out = run_alg1(&data, &params, 3).unwrap();
         assert!(out.grad_norm <= 0.05);
         // Same seed: b is the first d draws.
         let mut rng = StdRng::seed_from_u64(3);
@@ -148,15 +171,16 @@ fn alg1_without_noise_recovers_the_regularised_optimum() {
         .x;
     let mut prev_gap = f64::INFINITY;
     for scale in [1e-1, 1e-3, 1e-6] {
-        let params = Alg1Params {
+        let params = Alg1Spec {
             loss: GlmLoss::Logistic,
-            sigma: scale,
-            lambda,
-            sigma_out: scale,
-            tau: scale,
             clip: 2f64.sqrt(),
-        };
-        let out = alg1(&data, &params, &mut StdRng::seed_from_u64(5)).unwrap();
+            tau: scale,
+            sigma_out: scale,
+            beta: 0.0,
+        }
+        .with_noise(scale, lambda)
+        .unwrap();
+        let out = run_alg1(&data, &params, 5).unwrap();
         let gap = dist(&out.theta, &opt);
         assert!(gap < prev_gap, "scale {scale}: {gap}");
         prev_gap = gap;
@@ -170,14 +194,14 @@ fn alg1_is_deterministic_and_storage_independent() {
     let csr = to_csr(&x);
     let dense_data = GlmData::new(&x, &y).unwrap();
     let csr_data = GlmData::new(&csr, &y).unwrap();
-    let params = Alg1Params::paper(6.86, 4.02);
-    let a = alg1(&dense_data, &params, &mut StdRng::seed_from_u64(11)).unwrap();
-    let b = alg1(&dense_data, &params, &mut StdRng::seed_from_u64(11)).unwrap();
+    let params = paper_alg1(6.86, 4.02);
+    let a = run_alg1(&dense_data, &params, 11).unwrap();
+    let b = run_alg1(&dense_data, &params, 11).unwrap();
     assert_eq!(a, b);
-    let c = alg1(&dense_data, &params, &mut StdRng::seed_from_u64(12)).unwrap();
+    let c = run_alg1(&dense_data, &params, 12).unwrap();
     assert_ne!(a.theta, c.theta);
     // Both solves land within τ/λ of the same θᴾ, so within 2τ/λ of each other.
-    let s = alg1(&csr_data, &params, &mut StdRng::seed_from_u64(11)).unwrap();
+    let s = run_alg1(&csr_data, &params, 11).unwrap();
     assert!(
         dist(&a.theta, &s.theta) <= 2.0 * 0.01 / 4.02,
         "{}",
@@ -191,11 +215,7 @@ fn alg1_paper_setting_on_adult_shaped_data() {
     let data = GlmData::new(&x, &y).unwrap();
     let base = logistic_regression(&data, 1e-4).unwrap();
     let base_acc = accuracy(&x, &y, &base);
-    let out = alg1(
-        &data,
-        &Alg1Params::paper(6.86, 4.02),
-        &mut StdRng::seed_from_u64(0),
-    )
+    let out = run_alg1(&data, &paper_alg1(6.86, 4.02), 0)
     .unwrap();
     assert!(out.grad_norm <= 0.01 && out.iterations < 100, "{out:?}");
     let acc = accuracy(&x, &y, &out.theta);
@@ -205,10 +225,9 @@ fn alg1_paper_setting_on_adult_shaped_data() {
         "alg1 {acc} baseline {base_acc} majority {majority}"
     );
     // The guarantee needs λ > β = 1/2 here.
-    let bad = Alg1Params::paper(6.86, 0.4);
     assert!(matches!(
-        alg1(&data, &bad, &mut StdRng::seed_from_u64(0)),
-        Err(DpError::OutOfRange { .. })
+        Alg1Spec::paper().with_noise(6.86, 0.4),
+        Err(DpError::OutOfRange { name: "lambda", .. })
     ));
 }
 
@@ -221,10 +240,10 @@ fn dpsgd_without_noise_reaches_baseline_accuracy() {
     // Adam gets within 2 points; plain SGD with a constant step converges more slowly on this
     // nearly separable problem (checked over 12 seeds: Adam ≥ 0.926, SGD ≥ 0.905).
     for (optimizer, slack) in [(Optimizer::adam(0.05), 0.02), (Optimizer::sgd(2.0), 0.05)] {
-        let params = DpSgdParams {
+        let params = DpSgd {
             noise_multiplier: 0.0,
             optimizer,
-            ..DpSgdParams::paper(5000, 256, 10, 2f64.sqrt(), 0.0, 0.05)
+            ..DpSgd::paper(5000, 256, 10, 2f64.sqrt(), 0.0, 0.05)
         };
         let out = dpsgd(&data, &params, &mut StdRng::seed_from_u64(2)).unwrap();
         let acc = accuracy(&x, &y, &out.theta);
@@ -239,7 +258,7 @@ fn dpsgd_without_noise_reaches_baseline_accuracy() {
 fn dpsgd_with_noise_learns_and_is_deterministic() {
     let (x, y) = adult_like(6000, 8);
     let data = GlmData::new(&x, &y).unwrap();
-    let params = DpSgdParams::paper(6000, 256, 20, 2f64.sqrt(), 1.0, 0.01);
+    let params = DpSgd::paper(6000, 256, 20, 2f64.sqrt(), 1.0, 0.01);
     let a = dpsgd(&data, &params, &mut StdRng::seed_from_u64(4)).unwrap();
     let b = dpsgd(&data, &params, &mut StdRng::seed_from_u64(4)).unwrap();
     assert_eq!(a, b);

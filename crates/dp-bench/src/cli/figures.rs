@@ -2,57 +2,66 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use crate::figures::{self, Outcome};
-
-/// Papers whose figures can be regenerated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Paper {
-    /// Redberg, Koskela & Wang (2023): Figures 1–5 and Tables 1–2.
-    Redberg2023,
-}
-
-impl Paper {
-    fn stem(self) -> &'static str {
-        match self {
-            Paper::Redberg2023 => "redberg2023",
-        }
-    }
-}
+use crate::cli::usage;
+use crate::figures::Outcome;
+use crate::papers::{PAPERS, PaperSpec, paper};
 
 /// Arguments of `dp-bench figures`.
 #[derive(Args)]
 pub struct FiguresArgs {
-    /// Which paper.
-    #[arg(value_enum)]
-    pub paper: Paper,
+    /// Which paper (`dp-bench list` shows the ids), e.g. redberg2023.
+    #[arg(required_unless_present = "all")]
+    pub paper: Option<String>,
+    /// Every paper of the table.
+    #[arg(long, conflicts_with = "paper")]
+    pub all: bool,
     /// Output folder [default: results/figures/<paper>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Folder holding experiment results as <config stem>/summary.csv (for Figure 2 and the tables).
-    #[arg(long, value_name = "DIR", default_value = "results")]
-    pub results: PathBuf,
+    /// Folder holding the paper's experiment results as <config stem>/summary.csv
+    /// [default: results/<paper>/].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: FiguresArgs) -> anyhow::Result<()> {
-    let out = args.out.unwrap_or_else(|| {
-        PathBuf::from("results")
-            .join("figures")
-            .join(args.paper.stem())
-    });
-    let outcomes = match args.paper {
-        Paper::Redberg2023 => figures::redberg2023(&out, &args.results)?,
-    };
-    for o in outcomes {
-        match o {
-            Outcome::Written(files) => {
-                for f in files {
-                    println!("wrote {}", f.display());
-                }
+    let papers: Vec<&PaperSpec> = match &args.paper {
+        Some(id) => match paper(id) {
+            Some(p) => vec![p],
+            None => {
+                let known: Vec<&str> = PAPERS.iter().map(|p| p.id).collect();
+                return usage(format!(
+                    "unknown paper {id:?}; use one of: {} (or --all)",
+                    known.join(", ")
+                ));
             }
-            Outcome::Skipped(why) => eprintln!("note: {why}"),
+        },
+        None => PAPERS.iter().collect(),
+    };
+    if args.all && (args.out.is_some() || args.results.is_some()) && papers.len() > 1 {
+        return usage("--out and --results name one paper's folders; drop them with --all");
+    }
+    for p in papers {
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("results").join("figures").join(p.id));
+        let results = args
+            .results
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("results").join(p.id));
+        for o in (p.figures)(&out, &results)? {
+            match o {
+                Outcome::Written(files) => {
+                    for f in files {
+                        println!("wrote {}", f.display());
+                    }
+                }
+                Outcome::Skipped(why) => eprintln!("note: {why}"),
+            }
         }
     }
     Ok(())

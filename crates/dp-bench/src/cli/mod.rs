@@ -7,6 +7,73 @@ pub mod run;
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+
+/// Differentially private convex learning benchmarks.
+#[derive(Parser)]
+#[command(name = "dp-bench", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a TOML experiment config (same as `dp-bench CONFIG.toml`).
+    Run(run::RunArgs),
+    /// Privacy calculators: Gaussian, DP-SGD, objective perturbation, Algorithm 1.
+    Privacy(privacy::PrivacyArgs),
+    /// List, fetch and describe datasets.
+    Data(data::DataArgs),
+    /// Regenerate a paper's figures and tables.
+    Figures(figures::FiguresArgs),
+    /// List the method kinds and papers this build knows.
+    List,
+}
+
+/// `dp-bench configs/x.toml …` is shorthand for `dp-bench run configs/x.toml …`.
+fn normalise_args(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if let Some(first) = args.get(1).and_then(|a| a.to_str())
+        && first.ends_with(".toml")
+    {
+        args.insert(1, "run".into());
+    }
+    args
+}
+
+/// The `dp-bench` command line: parses `args` (program name first) and runs the subcommand.
+pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(normalise_args(args)) {
+        Ok(cli) => cli,
+        Err(e) => return report_clap_error(e),
+    };
+    let result = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Privacy(a) => privacy::run(a),
+        Command::Data(a) => data::run(a),
+        Command::Figures(a) => figures::run(a),
+        Command::List => {
+            list();
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => report_error(&e),
+    }
+}
+
+fn list() {
+    println!("method kinds ([methods.NAME] kind = ...):");
+    for m in crate::methods::METHODS {
+        println!("  {:<10} {}", m.kind, m.summary);
+    }
+    println!("papers (dp-bench figures ID, configs/ID/):");
+    for p in crate::papers::PAPERS {
+        println!("  {:<12} {}", p.id, p.title);
+    }
+}
+
 /// Bad user input (a flag, a config key, a value out of range). Exits with code 2, like
 /// clap's own usage errors, so scripts can tell "you asked wrong" from "it broke".
 #[derive(Debug)]

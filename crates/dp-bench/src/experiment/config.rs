@@ -3,16 +3,61 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::UsageError;
+use crate::methods::{Method, Registry};
+
+/// TOML has no null: drop absent optional values before writing.
+fn drop_nulls(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => m
+            .into_iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k, drop_nulls(v)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        other => other,
+    }
+}
+
+/// The file as written, before the methods are looked up in the method table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    paper: Option<String>,
+    #[serde(default)]
+    experiment: Option<String>,
+    seed: u64,
+    trials: u32,
+    epsilons: Vec<f64>,
+    delta: f64,
+    #[serde(default)]
+    output_dir: Option<PathBuf>,
+    dataset: DatasetConfig,
+    methods: BTreeMap<String, toml::Spanned<toml::Table>>,
+}
+
+/// One `[methods.NAME]` table: its kind and the method built from it.
+#[derive(Clone, Debug)]
+pub struct MethodSpec {
+    /// The `kind` value, as found in [`crate::methods::METHODS`].
+    pub kind: &'static str,
+    /// The parsed, checked method.
+    pub method: Arc<dyn Method>,
+}
 
 /// A whole experiment: dataset, privacy targets, trials and methods.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct Config {
-    /// Free-form experiment name recorded with the results (e.g. `redberg2023`).
+    /// The paper this config reproduces (an id of [`crate::papers::PAPERS`]), if any; results
+    /// then default to `results/<paper>/<config stem>`.
+    pub paper: Option<String>,
+    /// Free-form experiment name used in figure titles (defaults to the paper id or `experiment`).
     pub experiment: String,
     /// Master seed; every cell's seed derives from it and the cell key.
     pub seed: u64,
@@ -22,13 +67,12 @@ pub struct Config {
     pub epsilons: Vec<f64>,
     /// Target δ for every ε.
     pub delta: f64,
-    /// Where results go (default `results/<config file stem>`); `--out` overrides it.
-    #[serde(default)]
+    /// Where results go (default `results/[<paper>/]<config file stem>`); `--out` overrides it.
     pub output_dir: Option<PathBuf>,
     /// Dataset and preprocessing.
     pub dataset: DatasetConfig,
     /// Methods by name (the name is what the summary reports).
-    pub methods: BTreeMap<String, MethodConfig>,
+    pub methods: BTreeMap<String, MethodSpec>,
 }
 
 /// Which dataset and how to preprocess it.
@@ -86,139 +130,6 @@ fn default_test_fraction() -> f64 {
     0.2
 }
 
-/// GLM loss of a method.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum LossKind {
-    /// Logistic loss.
-    Logistic,
-    /// Huber SVM with h = 0.1.
-    Huber,
-}
-
-/// DP-SGD optimiser.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum OptimizerKind {
-    /// Adam (0.9, 0.999, 1e-8).
-    Adam,
-    /// Plain SGD.
-    Sgd,
-}
-
-/// How DP-SGD's learning rate is tuned.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum Tuning {
-    /// Best learning rate by mean test accuracy over trials, privacy cost ignored.
-    Dishonest,
-    /// Papernot–Steinke private selection with K ~ Poisson(μ); cost accounted.
-    Honest,
-}
-
-/// One method of the grid.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum MethodConfig {
-    /// Redberg et al.'s Algorithm 1 (approximate minima perturbation with clipping).
-    Alg1(Alg1Config),
-    /// DP-SGD with Poisson sampling and learning-rate tuning.
-    Dpsgd(DpsgdConfig),
-}
-
-/// Parameters of Algorithm 1.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Alg1Config {
-    /// Gradient-norm threshold τ.
-    #[serde(default = "default_tau")]
-    pub tau: f64,
-    /// Output-perturbation noise σ_out.
-    #[serde(default = "default_sigma_out")]
-    pub sigma_out: f64,
-    /// σ = noise_factor · σ_G.
-    #[serde(default = "default_noise_factor")]
-    pub noise_factor: f64,
-    /// Per-example gradient clipping norm C.
-    #[serde(default = "default_clip")]
-    pub clip: f64,
-    /// Loss.
-    #[serde(default = "default_loss")]
-    pub loss: LossKind,
-}
-
-/// Parameters of DP-SGD.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct DpsgdConfig {
-    /// Dishonest or honest tuning.
-    pub tuning: Tuning,
-    /// Passes over the data: T = epochs · ⌈n / batch_size⌉.
-    #[serde(default = "default_epochs")]
-    pub epochs: u32,
-    /// Expected batch size (sampling rate q = batch_size / n_train).
-    #[serde(default = "default_batch")]
-    pub batch_size: u32,
-    /// Per-example clipping norm C.
-    #[serde(default = "default_clip")]
-    pub clip: f64,
-    /// Optimiser.
-    #[serde(default = "default_optimizer")]
-    pub optimizer: OptimizerKind,
-    /// Smallest learning rate of the log-spaced grid.
-    #[serde(default = "default_lr_min")]
-    pub lr_min: f64,
-    /// Largest learning rate of the log-spaced grid.
-    #[serde(default = "default_lr_max")]
-    pub lr_max: f64,
-    /// Dishonest: number of learning rates. Honest: the s in P[K > s] = tail_prob.
-    #[serde(default = "default_grid_size")]
-    pub grid_size: u32,
-    /// Honest only: P[K > grid_size] that fixes the Poisson mean μ.
-    #[serde(default = "default_tail_prob")]
-    pub tail_prob: f64,
-    /// Loss.
-    #[serde(default = "default_loss")]
-    pub loss: LossKind,
-}
-
-fn default_tau() -> f64 {
-    0.01
-}
-fn default_sigma_out() -> f64 {
-    0.15
-}
-fn default_noise_factor() -> f64 {
-    1.3
-}
-fn default_clip() -> f64 {
-    std::f64::consts::SQRT_2
-}
-fn default_loss() -> LossKind {
-    LossKind::Logistic
-}
-fn default_epochs() -> u32 {
-    60
-}
-fn default_batch() -> u32 {
-    256
-}
-fn default_optimizer() -> OptimizerKind {
-    OptimizerKind::Adam
-}
-fn default_lr_min() -> f64 {
-    1e-8
-}
-fn default_lr_max() -> f64 {
-    1e-1
-}
-fn default_grid_size() -> u32 {
-    10
-}
-fn default_tail_prob() -> f64 {
-    0.9
-}
-
 impl Config {
     /// Reads and validates a config file; every problem names the file and the key.
     pub fn load(path: &Path) -> anyhow::Result<Config> {
@@ -227,23 +138,108 @@ impl Config {
         Self::parse(&text, path)
     }
 
-    /// Parses and validates config text; `path` is only used in messages.
+    /// Parses and validates config text with the built-in methods; `path` is only used in
+    /// messages.
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<Config> {
-        let cfg: Config = toml::from_str(text).map_err(|e| {
+        Self::parse_with(text, path, &Registry::builtin())
+    }
+
+    /// [`Config::parse`] with a caller's method table (built-ins plus its own kinds).
+    pub fn parse_with(text: &str, path: &Path, registry: &Registry) -> anyhow::Result<Config> {
+        let kinds = || registry.kinds();
+        let line_of = |offset: usize| text[..offset].matches('\n').count() + 1;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let msg = e.message().to_string();
             let loc = e
                 .span()
                 .map(|s| {
-                    let line = text[..s.start].matches('\n').count() + 1;
+                    let line = line_of(s.start);
                     let src = text.lines().nth(line - 1).unwrap_or("").trim();
                     format!(" (line {line}: `{src}`)")
                 })
                 .unwrap_or_default();
             UsageError(format!("{}{loc}: {msg}", path.display()))
         })?;
-        cfg.validate()
-            .map_err(|m| UsageError(format!("{}: {m}", path.display())))?;
+        let fail = |m: String| UsageError(format!("{}: {m}", path.display()));
+        let mut methods = BTreeMap::new();
+        for (name, spanned) in raw.methods {
+            let line = line_of(spanned.span().start);
+            let at = |m: String| fail(format!("{m} (table `methods.{name}` at line {line})"));
+            let mut table = spanned.into_inner();
+            let kind = match table.remove("kind") {
+                Some(toml::Value::String(k)) => k,
+                Some(other) => return Err(at(format!("key `methods.{name}.kind` = {other} must be a string")).into()),
+                None => return Err(at(format!("table `methods.{name}` needs a `kind` ({})", kinds())).into()),
+            };
+            let Some(entry) = registry.entry(&kind) else {
+                return Err(at(format!(
+                    "key `methods.{name}.kind` = {kind:?} is not a known method kind; use one of: {}",
+                    kinds()
+                ))
+                .into());
+            };
+            let method = (entry.parse)(table).map_err(|e| {
+                if e.contains('`') {
+                    at(format!("key `methods.{name}.{e}"))
+                } else {
+                    at(format!("table `methods.{name}`: {e}"))
+                }
+            })?;
+            methods.insert(
+                name,
+                MethodSpec {
+                    kind: entry.kind,
+                    method: Arc::from(method),
+                },
+            );
+        }
+        let cfg = Config {
+            experiment: raw
+                .experiment
+                .or_else(|| raw.paper.clone())
+                .unwrap_or_else(|| "experiment".into()),
+            paper: raw.paper,
+            seed: raw.seed,
+            trials: raw.trials,
+            epsilons: raw.epsilons,
+            delta: raw.delta,
+            output_dir: raw.output_dir,
+            dataset: raw.dataset,
+            methods,
+        };
+        cfg.validate().map_err(fail)?;
         Ok(cfg)
+    }
+
+    /// The config with every default filled in, as TOML (the copy saved beside the results).
+    pub fn to_toml(&self) -> anyhow::Result<String> {
+        let methods: serde_json::Map<String, serde_json::Value> = self
+            .methods
+            .iter()
+            .map(|(name, m)| {
+                let mut p = m.method.params();
+                if let Some(obj) = p.as_object_mut() {
+                    obj.insert("kind".into(), m.kind.into());
+                }
+                (name.clone(), p)
+            })
+            .collect();
+        let mut v = serde_json::json!({
+            "experiment": self.experiment,
+            "seed": self.seed,
+            "trials": self.trials,
+            "epsilons": self.epsilons,
+            "delta": self.delta,
+            "dataset": self.dataset,
+            "methods": methods,
+        });
+        if let Some(p) = &self.paper {
+            v["paper"] = p.clone().into();
+        }
+        if let Some(d) = &self.output_dir {
+            v["output_dir"] = d.display().to_string().into();
+        }
+        Ok(toml::to_string_pretty(&drop_nulls(v))?)
     }
 
     /// Range checks serde cannot express; the message names the key and the allowed range.
@@ -283,56 +279,14 @@ impl Config {
         if self.methods.is_empty() {
             return Err("table `methods` must define at least one method".into());
         }
-        for (name, m) in &self.methods {
-            m.validate()
-                .map_err(|e| format!("key `methods.{name}.{e}"))?;
-        }
-        Ok(())
-    }
-}
-
-impl MethodConfig {
-    /// Returns `"<key>` … message"; the caller prefixes `methods.<name>.`.
-    fn validate(&self) -> Result<(), String> {
-        let pos = |k: &str, v: f64| {
-            if v > 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(format!("{k}` = {v} must be > 0 and finite"))
-            }
-        };
-        match self {
-            MethodConfig::Alg1(a) => {
-                pos("tau", a.tau)?;
-                pos("sigma_out", a.sigma_out)?;
-                pos("clip", a.clip)?;
-                if !(a.noise_factor >= 1.0 && a.noise_factor.is_finite()) {
-                    return Err(format!("noise_factor` = {} must be >= 1", a.noise_factor));
-                }
-            }
-            MethodConfig::Dpsgd(s) => {
-                pos("clip", s.clip)?;
-                pos("lr_min", s.lr_min)?;
-                pos("lr_max", s.lr_max)?;
-                if s.lr_min > s.lr_max {
-                    return Err(format!(
-                        "lr_min` = {} must be <= lr_max = {}",
-                        s.lr_min, s.lr_max
-                    ));
-                }
-                if s.epochs == 0 {
-                    return Err("epochs` must be >= 1".into());
-                }
-                if s.batch_size == 0 {
-                    return Err("batch_size` must be >= 1".into());
-                }
-                if s.grid_size == 0 {
-                    return Err("grid_size` must be >= 1".into());
-                }
-                if !(s.tail_prob > 0.0 && s.tail_prob < 1.0) {
-                    return Err(format!("tail_prob` = {} must be in (0, 1)", s.tail_prob));
-                }
-            }
+        if let Some(p) = &self.paper
+            && crate::papers::paper(p).is_none()
+        {
+            let known: Vec<&str> = crate::papers::PAPERS.iter().map(|p| p.id).collect();
+            return Err(format!(
+                "key `paper` = {p:?} is not a known paper; use one of: {}",
+                known.join(", ")
+            ));
         }
         Ok(())
     }
@@ -361,11 +315,14 @@ tuning = "honest"
     fn parses_a_good_config_with_defaults() {
         let c = Config::parse(GOOD, Path::new("x.toml")).unwrap();
         assert_eq!(c.methods.len(), 2);
-        match &c.methods["alg1"] {
-            MethodConfig::Alg1(a) => assert_eq!(a.tau, 0.01),
-            _ => panic!("wrong kind"),
-        }
+        assert_eq!(c.methods["alg1"].kind, "alg1");
+        assert_eq!(c.methods["alg1"].method.params()["tau"], 0.01);
         assert!(c.dataset.normalize_rows);
+        // The saved copy parses back to the same parameters.
+        let again = Config::parse(&c.to_toml().unwrap(), Path::new("copy.toml")).unwrap();
+        for (name, m) in &c.methods {
+            assert_eq!(again.methods[name].method.params(), m.method.params());
+        }
     }
 
     #[test]
@@ -379,7 +336,33 @@ tuning = "honest"
         let e = Config::parse(&bad, Path::new("x.toml"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("tau_x"), "{e}");
+        assert!(e.contains("tau_x") && e.contains("methods.alg1"), "{e}");
+        let bad = GOOD.replace("kind = \"alg1\"", "kind = \"alg2\"");
+        let e = Config::parse(&bad, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("alg2") && e.contains("dpsgd"), "{e}");
+    }
+
+    #[test]
+    fn method_ranges_are_refused_naming_the_key() {
+        for (from, to, key) in [
+            ("kind = \"alg1\"", "kind = \"alg1\"\ntau = 0.0", "methods.alg1.tau`"),
+            ("kind = \"alg1\"", "kind = \"alg1\"\nsigma_out = -1.0", "methods.alg1.sigma_out`"),
+            ("kind = \"alg1\"", "kind = \"alg1\"\nclip = 0.0", "methods.alg1.clip`"),
+            ("kind = \"alg1\"", "kind = \"alg1\"\nnoise_factor = 0.5", "methods.alg1.noise_factor`"),
+            ("tuning = \"honest\"", "tuning = \"honest\"\nlr_min = 1.0", "methods.dpsgd_honest.lr_min`"),
+            ("tuning = \"honest\"", "tuning = \"honest\"\nclip = -1.0", "methods.dpsgd_honest.clip`"),
+            ("tuning = \"honest\"", "tuning = \"honest\"\ntail_prob = 1.0", "methods.dpsgd_honest.tail_prob`"),
+            ("tuning = \"honest\"", "tuning = \"honest\"\nepochs = 0", "methods.dpsgd_honest.epochs`"),
+            ("experiment = \"t\"", "paper = \"nope\"", "`paper`"),
+        ] {
+            let bad = GOOD.replace(from, to);
+            let e = Config::parse(&bad, Path::new("x.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(key), "{key}: {e}");
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use sha2::{Digest, Sha256};
 
-use super::config::{Config, MethodConfig};
+pub use dp_core::seed::derive_seed;
+
+use super::config::{Config, MethodSpec};
 
 /// One unit of work: a method at one ε for one trial.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,19 +34,12 @@ impl Cell {
     }
 }
 
-/// First 8 bytes of a SHA-256 as u64: a well-mixed, platform-independent seed.
-pub fn derive_seed(parts: &[&[u8]]) -> u64 {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update((p.len() as u64).to_le_bytes());
-        h.update(p);
-    }
-    let d = h.finalize();
-    u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
-}
-
-fn method_fingerprint(cfg: &Config, method: &MethodConfig) -> String {
+fn method_fingerprint(cfg: &Config, spec: &MethodSpec) -> String {
     // Serialising through serde_json gives a canonical text of the parameters that matter.
+    let mut method = spec.method.params();
+    if let Some(obj) = method.as_object_mut() {
+        obj.insert("kind".into(), spec.kind.into());
+    }
     let text = serde_json::json!({
         "method": method,
         "dataset": cfg.dataset,
@@ -80,21 +75,4 @@ pub fn expand(cfg: &Config) -> Vec<Cell> {
         }
     }
     cells
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seeds_are_distinct_and_stable() {
-        let a = derive_seed(&[b"x", b"1"]);
-        assert_eq!(a, derive_seed(&[b"x", b"1"]));
-        assert_ne!(
-            a,
-            derive_seed(&[b"x1", b""]),
-            "length prefix separates parts"
-        );
-        assert_ne!(a, derive_seed(&[b"x", b"2"]));
-    }
 }

@@ -1,9 +1,11 @@
-//! TOML-defined experiment grids: config, cells, methods, the parallel runner, results.
+//! TOML-defined experiments: the config, studies that propose cells (today's grid is one
+//! kind), the parallel runner, the results store and the summaries.
 
 pub mod config;
 pub mod grid;
-pub mod methods;
+pub mod record;
 pub mod report;
 pub mod runner;
 pub mod store;
+pub mod study;
 pub mod summary;

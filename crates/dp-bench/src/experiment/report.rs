@@ -10,7 +10,7 @@ use crate::plot::{Figure, Panel, Series};
 
 /// Saves the config next to the results so a folder documents how it was made.
 pub fn write_config_copy(dir: &Path, cfg: &Config) -> anyhow::Result<()> {
-    let text = toml::to_string_pretty(cfg)?;
+    let text = cfg.to_toml()?;
     write_atomic(&dir.join("config.toml"), |f| {
         use std::io::Write;
         f.write_all(text.as_bytes())?;

@@ -11,9 +11,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::config::Config;
-use super::methods::{self, Prepared};
-use super::store::{CellResult, Store};
-use super::{grid, report, summary};
+use super::grid::Cell;
+use super::record::CellRecord;
+use super::store::Store;
+use super::study::{GridStudy, Study};
+use super::{report, summary};
+use crate::methods::{Context as CellContext, Prepared};
 
 /// What a run did.
 #[derive(Debug)]
@@ -30,7 +33,8 @@ pub struct RunReport {
     pub seconds: f64,
 }
 
-/// Default results folder: `results/<config file stem>`.
+/// Default results folder: `results/<paper>/<config file stem>` for a paper's config,
+/// `results/<config file stem>` otherwise.
 pub fn default_out_dir(config_path: &Path, cfg: &Config) -> PathBuf {
     if let Some(d) = &cfg.output_dir {
         return d.clone();
@@ -39,7 +43,34 @@ pub fn default_out_dir(config_path: &Path, cfg: &Config) -> PathBuf {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("run");
-    PathBuf::from("results").join(stem)
+    match &cfg.paper {
+        Some(p) => PathBuf::from("results").join(p).join(stem),
+        None => PathBuf::from("results").join(stem),
+    }
+}
+
+/// Runs one cell through its method and times it.
+pub fn run_cell(ctx: &CellContext<'_>, cell: &Cell) -> anyhow::Result<CellRecord> {
+    let start = Instant::now();
+    let spec = ctx
+        .cfg
+        .methods
+        .get(&cell.method)
+        .expect("cells come from the config");
+    let out = spec.method.run(ctx, cell)?;
+    Ok(CellRecord {
+        method: cell.method.clone(),
+        kind: spec.kind.to_string(),
+        epsilon: cell.epsilon,
+        delta: ctx.cfg.delta,
+        trial: cell.trial,
+        seed: cell.seed,
+        accuracy: out.accuracy,
+        epsilon_accounted: out.epsilon_accounted,
+        wall_ms: start.elapsed().as_secs_f64() * 1e3,
+        key: cell.key(),
+        details: out.details,
+    })
 }
 
 /// Runs every unfinished cell of `cfg`, writing into `dir`.
@@ -49,16 +80,11 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
     let ctx = prepared.context()?;
     let mut store = Store::open(dir)?;
     report::write_config_copy(dir, cfg)?;
-    let cells = grid::expand(cfg);
-    let todo: Vec<_> = cells
-        .iter()
-        .filter(|c| !store.contains(&c.key()))
-        .cloned()
-        .collect();
-    let skipped = cells.len() - todo.len();
-
+    let mut study = GridStudy::new(cfg);
+    let total = study.size_hint().unwrap_or(0);
+    let mut ran = 0;
     let bar = if progress && std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(todo.len() as u64);
+        let b = ProgressBar::new(0);
         b.set_style(
             ProgressStyle::with_template(
                 "{bar:40} {pos}/{len} cells  {elapsed_precise} elapsed, ETA {eta}  {msg}",
@@ -69,24 +95,55 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
     } else {
         ProgressBar::hidden()
     };
-    if skipped > 0 {
-        eprintln!(
-            "resuming: {skipped} of {} cells already finished in {}",
-            cells.len(),
-            dir.display()
-        );
+    loop {
+        let todo: Vec<Cell> = study
+            .propose(store.rows())?
+            .into_iter()
+            .filter(|c| !store.contains(&c.key()))
+            .collect();
+        if todo.is_empty() {
+            break;
+        }
+        if ran == 0 && todo.len() < total {
+            eprintln!(
+                "resuming: {} of {total} cells already finished in {}",
+                total - todo.len(),
+                dir.display()
+            );
+        }
+        bar.inc_length(todo.len() as u64);
+        run_batch(&ctx, &todo, &mut store, &bar)?;
+        ran += todo.len();
     }
+    bar.finish_and_clear();
 
-    // Cells run on rayon's pool; only this thread touches the store (polars writes from a
-    // rayon worker can deadlock against polars' own pool, and one writer keeps files whole).
-    let (tx, rx) = mpsc::channel::<CellResult>();
+    let rows = summary::summarize(cfg, store.rows());
+    summary::write(dir, &rows)?;
+    report::accuracy_figure(cfg, &rows, &prepared.dataset_label()).save(&dir.join("accuracy"))?;
+    Ok(RunReport {
+        dir: dir.to_path_buf(),
+        total: total.max(ran),
+        skipped: total.saturating_sub(ran),
+        ran,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Runs cells in parallel on rayon's pool, appending each finished one to the store.
+fn run_batch(
+    ctx: &CellContext<'_>,
+    todo: &[Cell],
+    store: &mut Store,
+    bar: &ProgressBar,
+) -> anyhow::Result<()> {
+    // Only this thread touches the store (polars writes from a rayon worker can deadlock
+    // against polars' own pool, and one writer keeps files whole).
+    let (tx, rx) = mpsc::channel::<CellRecord>();
     std::thread::scope(|scope| -> anyhow::Result<()> {
-        let ctx = &ctx;
-        let todo = &todo;
         let workers = scope.spawn(move || {
             todo.par_iter()
                 .try_for_each_with(tx, |tx, cell| -> anyhow::Result<()> {
-                    let row = methods::run_cell(ctx, cell).with_context(|| {
+                    let row = run_cell(ctx, cell).with_context(|| {
                         format!(
                             "cell {} ε={} trial={} failed",
                             cell.method, cell.epsilon, cell.trial
@@ -107,17 +164,5 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
         }
         let run_result = workers.join().expect("worker thread panicked");
         write_result.and(run_result)
-    })?;
-    bar.finish_and_clear();
-
-    let rows = summary::summarize(cfg, store.rows());
-    summary::write(dir, &rows)?;
-    report::accuracy_figure(cfg, &rows, &prepared.dataset_label()).save(&dir.join("accuracy"))?;
-    Ok(RunReport {
-        dir: dir.to_path_buf(),
-        total: cells.len(),
-        skipped,
-        ran: todo.len(),
-        seconds: start.elapsed().as_secs_f64(),
     })
 }

@@ -7,45 +7,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use polars::prelude::*;
 
-/// The outcome of one cell.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CellResult {
-    /// Method name.
-    pub method: String,
-    /// Target ε.
-    pub epsilon: f64,
-    /// Target δ.
-    pub delta: f64,
-    /// Trial index.
-    pub trial: u32,
-    /// Seed of the cell.
-    pub seed: u64,
-    /// Test accuracy (percent) of what the cell released (best candidate for tuned methods).
-    pub accuracy: f64,
-    /// σ of ObjPert or the noise multiplier z of DP-SGD.
-    pub noise: f64,
-    /// ObjPert's λ (NaN for DP-SGD).
-    pub lambda: f64,
-    /// Number of training runs in the cell (K for honest tuning).
-    pub runs: u32,
-    /// Learning rate of the released model (NaN if not applicable).
-    pub best_lr: f64,
-    /// JSON list of `[learning_rate, accuracy]` for every run of the cell.
-    pub lr_accuracies: String,
-    /// Optimiser iterations (Algorithm 1) or steps (DP-SGD) of the released run.
-    pub iterations: u64,
-    /// ε the accountant certifies for the parameters used (must be ≤ the target).
-    pub epsilon_accounted: f64,
-    /// Wall time of the cell in milliseconds.
-    pub wall_ms: f64,
-    /// Cell key (method, ε, trial, parameter fingerprint) used for resume.
-    pub key: String,
-}
+pub use super::record::CellRecord;
 
 /// The results folder of one config.
 pub struct Store {
     dir: PathBuf,
-    rows: Vec<CellResult>,
+    rows: Vec<CellRecord>,
     /// Held for the store's lifetime; the OS releases it when the process ends, however.
     _lock: File,
 }
@@ -90,7 +57,7 @@ impl Store {
     }
 
     /// Finished cells.
-    pub fn rows(&self) -> &[CellResult] {
+    pub fn rows(&self) -> &[CellRecord] {
         &self.rows
     }
 
@@ -100,7 +67,7 @@ impl Store {
     }
 
     /// Adds a finished cell and rewrites both files atomically.
-    pub fn append(&mut self, row: CellResult) -> anyhow::Result<()> {
+    pub fn append(&mut self, row: CellRecord) -> anyhow::Result<()> {
         self.rows.push(row);
         self.flush()
     }
@@ -133,7 +100,7 @@ pub fn write_atomic(
     Ok(())
 }
 
-fn to_frame(rows: &[CellResult]) -> anyhow::Result<DataFrame> {
+fn to_frame(rows: &[CellRecord]) -> anyhow::Result<DataFrame> {
     macro_rules! col {
         ($name:literal, $f:expr) => {
             Column::new($name.into(), rows.iter().map($f).collect::<Vec<_>>())
@@ -143,36 +110,36 @@ fn to_frame(rows: &[CellResult]) -> anyhow::Result<DataFrame> {
         rows.len(),
         vec![
             col!("method", |r| r.method.clone()),
+            col!("kind", |r| r.kind.clone()),
             col!("epsilon", |r| r.epsilon),
             col!("delta", |r| r.delta),
             col!("trial", |r| r.trial),
             col!("seed", |r| r.seed),
             col!("accuracy", |r| r.accuracy),
-            col!("noise", |r| r.noise),
-            col!("lambda", |r| r.lambda),
-            col!("runs", |r| r.runs),
-            col!("best_lr", |r| r.best_lr),
-            col!("lr_accuracies", |r| r.lr_accuracies.clone()),
-            col!("iterations", |r| r.iterations),
             col!("epsilon_accounted", |r| r.epsilon_accounted),
             col!("wall_ms", |r| r.wall_ms),
             col!("key", |r| r.key.clone()),
+            col!("details", |r| r.details.to_string()),
         ],
     )?)
 }
 
-fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellResult>> {
+fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let df = ParquetReader::new(file).finish().map_err(|e| {
+    let unreadable = |e: &dyn std::fmt::Display| {
         anyhow::anyhow!(
-            "{} is not a readable results file ({e}); delete it to start over",
+            "{} is not a readable results file of this version ({e}); move it away to start over",
             path.display()
         )
-    })?;
+    };
+    let df = ParquetReader::new(file)
+        .finish()
+        .map_err(|e| unreadable(&e))?;
     let n = df.height();
     let s = |name: &str| -> anyhow::Result<Vec<String>> {
         Ok(df
-            .column(name)?
+            .column(name)
+            .map_err(|e| unreadable(&e))?
             .str()?
             .iter()
             .map(|v| v.unwrap_or_default().to_string())
@@ -180,82 +147,51 @@ fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellResult>> {
     };
     let f = |name: &str| -> anyhow::Result<Vec<f64>> {
         Ok(df
-            .column(name)?
+            .column(name)
+            .map_err(|e| unreadable(&e))?
             .f64()?
             .iter()
             .map(|v| v.unwrap_or(f64::NAN))
             .collect())
     };
-    let u32c = |name: &str| -> anyhow::Result<Vec<u32>> {
-        Ok(df
-            .column(name)?
-            .u32()?
-            .iter()
-            .map(|v| v.unwrap_or(0))
-            .collect())
-    };
-    let u64c = |name: &str| -> anyhow::Result<Vec<u64>> {
-        Ok(df
-            .column(name)?
-            .u64()?
-            .iter()
-            .map(|v| v.unwrap_or(0))
-            .collect())
-    };
-    let (method, lr_acc, key) = (s("method")?, s("lr_accuracies")?, s("key")?);
-    let (epsilon, delta, accuracy, noise) =
-        (f("epsilon")?, f("delta")?, f("accuracy")?, f("noise")?);
-    let (lambda, best_lr, eps_acc, wall) = (
-        f("lambda")?,
-        f("best_lr")?,
-        f("epsilon_accounted")?,
-        f("wall_ms")?,
-    );
-    let (trial, runs, seed, iterations) = (
-        u32c("trial")?,
-        u32c("runs")?,
-        u64c("seed")?,
-        u64c("iterations")?,
-    );
-    Ok((0..n)
-        .map(|i| CellResult {
-            method: method[i].clone(),
-            epsilon: epsilon[i],
-            delta: delta[i],
-            trial: trial[i],
-            seed: seed[i],
-            accuracy: accuracy[i],
-            noise: noise[i],
-            lambda: lambda[i],
-            runs: runs[i],
-            best_lr: best_lr[i],
-            lr_accuracies: lr_acc[i].clone(),
-            iterations: iterations[i],
-            epsilon_accounted: eps_acc[i],
-            wall_ms: wall[i],
-            key: key[i].clone(),
+    let (method, kind, key, details) = (s("method")?, s("kind")?, s("key")?, s("details")?);
+    let (epsilon, delta, accuracy) = (f("epsilon")?, f("delta")?, f("accuracy")?);
+    let (eps_acc, wall) = (f("epsilon_accounted")?, f("wall_ms")?);
+    let trial: Vec<u32> = df.column("trial")?.u32()?.iter().map(|v| v.unwrap_or(0)).collect();
+    let seed: Vec<u64> = df.column("seed")?.u64()?.iter().map(|v| v.unwrap_or(0)).collect();
+    (0..n)
+        .map(|i| {
+            Ok(CellRecord {
+                method: method[i].clone(),
+                kind: kind[i].clone(),
+                epsilon: epsilon[i],
+                delta: delta[i],
+                trial: trial[i],
+                seed: seed[i],
+                accuracy: accuracy[i],
+                epsilon_accounted: eps_acc[i],
+                wall_ms: wall[i],
+                key: key[i].clone(),
+                details: serde_json::from_str(&details[i]).map_err(|e| unreadable(&e))?,
+            })
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn row(trial: u32) -> CellResult {
-        CellResult {
+    fn row(trial: u32) -> CellRecord {
+        CellRecord {
             method: "alg1".into(),
             epsilon: 1.0,
             delta: 1e-5,
             trial,
             seed: u64::MAX - 3,
+            kind: "alg1".into(),
             accuracy: 83.2,
-            noise: 6.86,
-            lambda: f64::NAN,
-            runs: 1,
-            best_lr: f64::NAN,
-            lr_accuracies: "[[0.1,83.2]]".into(),
-            iterations: 42,
+            details: serde_json::json!({"noise": 6.86, "scores": [[0.1, 83.2]]}),
             epsilon_accounted: 0.99,
             wall_ms: 12.5,
             key: format!("alg1|1|{trial}|abc"),
@@ -273,7 +209,8 @@ mod tests {
         assert_eq!(s2.rows().len(), 2);
         assert!(s2.contains("alg1|1|1|abc"));
         assert_eq!(s2.rows()[0].seed, u64::MAX - 3);
-        assert!(s2.rows()[0].lambda.is_nan());
+        assert_eq!(s2.rows()[0].detail("noise"), 6.86);
+        assert!(s2.rows()[0].detail("lambda").is_nan());
         assert!(dir.path().join("cells.csv").exists());
         let mut left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()

@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::config::{Config, MethodConfig, Tuning};
-use super::store::{CellResult, write_atomic};
+use super::config::Config;
+use super::record::CellRecord;
+use super::store::write_atomic;
 
 /// One row of `summary.csv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,16 +38,12 @@ pub fn mean_ci95(xs: &[f64]) -> (f64, f64) {
     (mean, 1.96 * (var / n).sqrt())
 }
 
-/// Parses a cell's `[[lr, accuracy], …]` list.
-pub fn parse_lr_accuracies(s: &str) -> Vec<(f64, f64)> {
-    serde_json::from_str::<Vec<(f64, f64)>>(s).unwrap_or_default()
-}
-
-/// Aggregates cells per (method, ε). Dishonest tuning reports the single learning rate with the
-/// best mean accuracy over trials (the paper's "best mean test accuracy"); every other method
-/// averages what each trial released.
-pub fn summarize(cfg: &Config, rows: &[CellResult]) -> Vec<SummaryRow> {
-    let mut groups: BTreeMap<(String, u64), Vec<&CellResult>> = BTreeMap::new();
+/// Aggregates cells per (method, ε), each method deciding how its trials combine
+/// ([`crate::methods::Method::aggregate`]: dishonest tuning reports the single learning rate
+/// with the best mean accuracy over trials; every other method averages what each trial
+/// released). Cells of methods or ε no longer in the config are left out.
+pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
+    let mut groups: BTreeMap<(String, u64), Vec<&CellRecord>> = BTreeMap::new();
     for r in rows {
         if cfg.methods.contains_key(&r.method) && cfg.epsilons.contains(&r.epsilon) {
             groups
@@ -57,36 +54,15 @@ pub fn summarize(cfg: &Config, rows: &[CellResult]) -> Vec<SummaryRow> {
     }
     let mut out = Vec::new();
     for ((method, eps_bits), cells) in groups {
-        let dishonest = matches!(
-            cfg.methods.get(&method),
-            Some(MethodConfig::Dpsgd(d)) if d.tuning == Tuning::Dishonest
-        );
-        let (accs, chosen_lr) = if dishonest {
-            let mut by_lr: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
-            for c in &cells {
-                for (lr, acc) in parse_lr_accuracies(&c.lr_accuracies) {
-                    by_lr.entry(lr.to_bits()).or_default().push(acc);
-                }
-            }
-            let best = by_lr
-                .iter()
-                .filter(|(_, v)| v.len() == cells.len())
-                .max_by(|a, b| mean_ci95(a.1).0.total_cmp(&mean_ci95(b.1).0));
-            match best {
-                Some((lr, v)) => (v.clone(), f64::from_bits(*lr)),
-                None => (cells.iter().map(|c| c.accuracy).collect(), f64::NAN),
-            }
-        } else {
-            (cells.iter().map(|c| c.accuracy).collect(), f64::NAN)
-        };
-        let (mean, ci) = mean_ci95(&accs);
+        let agg = cfg.methods[&method].method.aggregate(&cells);
+        let (mean, ci) = mean_ci95(&agg.accuracies);
         out.push(SummaryRow {
             method,
             epsilon: f64::from_bits(eps_bits),
             mean_accuracy: mean,
             ci95: ci,
-            trials: accs.len(),
-            chosen_lr,
+            trials: agg.accuracies.len(),
+            chosen_lr: agg.chosen.unwrap_or(f64::NAN),
         });
     }
     out.sort_by(|a, b| {

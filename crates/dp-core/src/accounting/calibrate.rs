@@ -7,6 +7,8 @@
 //! terms. The returned `x` always satisfies `f(x) ≤ target` (re-verified before returning): an
 //! accountant that rounds towards the unsafe side would under-report the privacy loss.
 
+use crate::accounting::accountant::{Accountant, epsilon_of};
+use crate::accounting::event::Event;
 use crate::error::{DpError, Result};
 
 /// Relative width of the final bracket (the brief asks for ≤ 1e-10).
@@ -39,6 +41,63 @@ where
     F: FnMut(f64) -> Result<f64>,
 {
     search(f, target, start, lo, hi, Direction::Increasing)
+}
+
+/// A privacy target (ε, δ): the one argument order for targets everywhere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Target {
+    /// ε > 0.
+    pub epsilon: f64,
+    /// δ ∈ (0, 1).
+    pub delta: f64,
+}
+
+impl Target {
+    /// Checked target: ε > 0 finite, δ ∈ (0, 1).
+    pub fn new(epsilon: f64, delta: f64) -> Result<Self> {
+        crate::error::check_epsilon(epsilon)?;
+        crate::error::check_delta(delta)?;
+        Ok(Self { epsilon, delta })
+    }
+}
+
+/// Where [`calibrate`] searches for a parameter whose ε is non-increasing in it (a noise scale,
+/// a regulariser): `(lo, hi]`, starting at `start`; `name` is used in messages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bracket {
+    /// What the parameter is, e.g. `noise multiplier`.
+    pub name: &'static str,
+    /// First point probed, in `(lo, hi]`; only affects speed.
+    pub start: f64,
+    /// Exclusive lower end.
+    pub lo: f64,
+    /// Inclusive upper end (may be `+∞`).
+    pub hi: f64,
+}
+
+/// Smallest parameter `x` in the bracket whose event meets the target on a fresh accountant
+/// (dp_accounting's `calibrate_dp_mechanism`): ε of `event_of(x)` must be non-increasing in `x`.
+///
+/// The returned `x` is verified: a fresh accountant composing `event_of(x)` reports
+/// ε ≤ `target.epsilon` at `target.delta`. An event the accountant does not support is an
+/// [`DpError::Unsupported`] error before any search.
+pub fn calibrate<A: Accountant>(
+    mut fresh: impl FnMut() -> A,
+    mut event_of: impl FnMut(f64) -> Result<Event>,
+    target: Target,
+    bracket: Bracket,
+) -> Result<f64> {
+    let target = Target::new(target.epsilon, target.delta)?;
+    fresh().supports(&event_of(bracket.start)?)?;
+    let f = |x: f64| epsilon_of(fresh(), &event_of(x)?, target.delta);
+    let (lo, hi) = (bracket.lo, bracket.hi);
+    calibrate_decreasing(f, target.epsilon, bracket.start, lo, hi).map_err(|e| match e {
+        DpError::Calibration(msg) => DpError::Calibration(format!(
+            "no {} in ({lo}, {hi}] reaches epsilon = {} at delta = {}: {msg}",
+            bracket.name, target.epsilon, target.delta
+        )),
+        other => other,
+    })
 }
 
 #[derive(Clone, Copy, PartialEq)]

@@ -6,8 +6,8 @@
 //! L, `c = −ln(1 − β/λ)`, `s = L/σ`. The privacy loss is dominated by
 //! `ω = c + s²/2 + |N(0, s²)|`.
 //!
-//! Where the paper's displayed formulas have typos we follow the working sheet
-//! (`formulas.md` §4): Thm 3.1's subscripts are restated as closed forms in ε̂ = ε − c − s²/2,
+//! Where the paper's displayed formulas have typos we follow `docs/derivations.md` §4:
+//! Thm 3.1's subscripts are restated as closed forms in ε̂ = ε − c − s²/2,
 //! Appendix C's last line (L/(2σ²), missing 1/(α−1) log) and Thm E.1's L/(2σ²) are read as
 //! L²/(2σ²) with the 1/(α−1) log, as the proofs establish.
 
@@ -47,7 +47,7 @@ fn log_mgf_chi(a: f64, dim: usize) -> f64 {
 }
 
 /// Objective perturbation parameters (noise σ, regulariser λ, smoothness β, gradient bound L).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ObjPert {
     /// Standard deviation of the linear perturbation b ~ N(0, σ² I).
     pub sigma: f64,

@@ -9,14 +9,17 @@
 //!
 //! followed by the monotone envelope ε′(λᵢ) ← min_{λⱼ ≥ λᵢ} ε′(λⱼ) (RDP is non-decreasing in λ).
 
-use crate::accounting::calibrate::{calibrate_decreasing, calibrate_increasing};
+use crate::accounting::calibrate::{Target, calibrate, calibrate_decreasing, calibrate_increasing};
+use crate::accounting::event::Event;
+use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::accounting::rdp_curve::{DeltaEvaluator, RdpCurve};
-use crate::accounting::subsampled_gaussian::calibrate_with;
+use crate::accounting::subsampled_gaussian::dpsgd_bracket;
 use crate::error::{DpError, Result, check_nonnegative, check_positive, ensure};
 use crate::special::{ln_gamma, log_sum_exp};
 
 /// Distribution of the number of repetitions K.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Selection {
     /// K ~ Poisson(μ).
     Poisson {
@@ -172,7 +175,8 @@ pub fn poisson_mean_for_tail(s: u64, p: f64) -> Result<f64> {
 }
 
 /// Smallest DP-SGD noise multiplier such that tuning with `selection` on top of the run
-/// (q, steps) is (ε, δ)-DP ("honest" hyperparameter tuning).
+/// (q, steps) is (ε, δ)-DP ("honest" hyperparameter tuning): [`calibrate`] on the event
+/// `RepeatAndSelect { DP-SGD, selection }`.
 pub fn calibrate_noise_multiplier_tuned(
     q: f64,
     steps: u64,
@@ -181,7 +185,15 @@ pub fn calibrate_noise_multiplier_tuned(
     selection: &Selection,
     orders: &[f64],
 ) -> Result<f64> {
-    calibrate_with(q, steps, eps, delta, orders, |c| selection.apply(&c)).map_err(|e| match e {
+    let rdp = RdpAccountant::with_orders(orders)?;
+    let target = Target::new(eps, delta)?;
+    calibrate(
+        || rdp.fresh(),
+        |z| Ok(Event::dpsgd(q, z, steps)?.repeat_and_select(*selection)),
+        target,
+        dpsgd_bracket(q, steps, target)?,
+    )
+    .map_err(|e| match e {
         DpError::Calibration(msg) => {
             DpError::Calibration(format!("with private selection {selection:?}: {msg}"))
         }

@@ -1,5 +1,5 @@
 //! Algorithm 1 of Redberg et al. (2023): approximate minima perturbation with gradient
-//! clipping.
+//! clipping, one type for what runs and what is accounted.
 //!
 //! 1. Clip per-example gradients at `C` (the clipped-gradient loss `f_C`, [`super::clipped`]).
 //! 2. Draw `b ~ N(0, σ²I_d)`.
@@ -7,190 +7,239 @@
 //! 4. Find `θ̃` with `‖∇J(θ̃)‖₂ ≤ τ` (L-BFGS, [`super::lbfgs`]); refuse to release otherwise.
 //! 5. Release `θ̃ + N(0, σ_out²I_d)`.
 //!
-//! The privacy parameters `(σ, λ, σ_out, τ, C)` are calibrated by
-//! [`crate::accounting`] (Theorem 4.1); they are inputs here. The guarantee holds for any
+//! Privacy (Thm 4.1, `docs/derivations.md` §5): an adaptive composition of objective
+//! perturbation (gradient bound L = C, smoothness β) and a Gaussian release of θ̃ − θᴾ, whose
+//! sensitivity is 2τ/λ (stopping rule plus λ-strong convexity): the event
+//! `Composed[ObjPert(σ, λ, β, C), Gaussian(σ_out·λ/(2τ))]`. The guarantee holds for any
 //! optimiser and start point as long as the returned point meets the gradient condition,
 //! which is checked on the exact gradient before anything is released.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::StandardNormal;
+use serde::Serialize;
 
 use super::data::GlmData;
 use super::lbfgs::{LbfgsOptions, lbfgs};
 use super::loss::{GlmLoss, beta};
+use super::mechanism::Mechanism;
 use super::objective::PerturbedObjective;
+use crate::accounting::calibrate::{Bracket, Target, calibrate};
+use crate::accounting::event::Event;
+use crate::accounting::gaussian;
+use crate::accounting::objpert::ObjPert;
+use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::error::{DpError, Result, check_nonnegative, check_positive, ensure};
-use rand::Rng;
-use rand_distr::StandardNormal;
 
-/// Inputs of Algorithm 1.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Alg1Params {
+/// The settings of Algorithm 1 that are chosen, not calibrated (unchecked until used).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Alg1Spec {
     /// Per-example loss (before clipping).
     pub loss: GlmLoss,
-    /// Standard deviation `σ` of the objective perturbation `b`.
-    pub sigma: f64,
-    /// Regularisation strength `λ` (must exceed the smoothness bound β).
-    pub lambda: f64,
+    /// Per-example gradient clipping norm `C` (the L of the ObjPert bound).
+    pub clip: f64,
+    /// Gradient-norm threshold `τ` (0 means an exact minimiser).
+    pub tau: f64,
     /// Standard deviation `σ_out` of the output perturbation.
     pub sigma_out: f64,
-    /// Gradient-norm threshold `τ`.
-    pub tau: f64,
-    /// Per-example gradient clipping norm `C`.
-    pub clip: f64,
+    /// Public per-example Hessian bound β = f''max · (public bound on ‖x‖)², never read off the
+    /// rows.
+    pub beta: f64,
 }
 
-impl Alg1Params {
-    /// The paper's settings (Section 5): logistic loss, `C = √2`, `τ = 0.01`,
-    /// `σ_out = 0.15`, with the calibrated `σ` and `λ`.
-    pub fn paper(sigma: f64, lambda: f64) -> Self {
-        Alg1Params {
+impl Alg1Spec {
+    /// The paper's settings (Section 5): logistic loss, `C = √2`, `τ = 0.01`, `σ_out = 0.15`,
+    /// unit rows plus a bias of 1 (β = 1/2).
+    pub fn paper() -> Self {
+        Alg1Spec {
             loss: GlmLoss::Logistic,
+            clip: std::f64::consts::SQRT_2,
+            tau: 0.01,
+            sigma_out: 0.15,
+            beta: 0.5,
+        }
+    }
+
+    /// Checks every field; errors name the parameter (`clip`, `tau`, `sigma-out`, `beta`).
+    pub fn check(&self) -> Result<()> {
+        self.loss.validate()?;
+        check_positive("clip", self.clip)?;
+        check_nonnegative("tau", self.tau)?;
+        check_nonnegative("sigma-out", self.sigma_out)?;
+        check_nonnegative("beta", self.beta)
+    }
+
+    /// Algorithm 1 with the given noise σ and regulariser λ > β.
+    pub fn with_noise(&self, sigma: f64, lambda: f64) -> Result<Alg1> {
+        self.check()?;
+        check_nonnegative("sigma", sigma)?;
+        ensure(
+            lambda > self.beta && lambda.is_finite(),
+            "lambda",
+            lambda,
+            "must be > beta and finite",
+        )?;
+        Ok(Alg1 {
+            spec: *self,
             sigma,
             lambda,
-            sigma_out: 0.15,
-            tau: 0.01,
-            clip: std::f64::consts::SQRT_2,
-        }
+            solver: LbfgsOptions::default(),
+        })
     }
 
-    fn validate(&self, data: &GlmData<'_>) -> Result<()> {
-        self.loss.validate()?;
-        for (name, v) in [("sigma", self.sigma), ("sigma-out", self.sigma_out)] {
-            check_nonnegative(name, v)?;
-        }
-        check_positive("tau", self.tau)?;
-        check_positive("clip", self.clip)?;
-        check_positive("lambda", self.lambda)?;
-        // Theorem 4.1 needs λ > β, with β the per-example smoothness f''max·max‖x‖²; clipping
-        // keeps β (Thm F.3). Rows must be preprocessed to a public norm bound for this to be
-        // a data-independent check (unit rows plus bias: β = 1/2 for the logistic loss).
-        let b = beta(self.loss, data.max_row_norm());
-        ensure(
-            self.lambda > b,
-            "lambda",
-            self.lambda,
-            "must exceed beta = f''max * max row norm^2",
-        )
+    /// Calibration (`docs/derivations.md` §5): σ = `noise_factor`·σ_G(ε, δ; Δ = C), then the
+    /// smallest λ > β whose RDP (Thm 4.1) converts to at most ε at δ, on `accountant`'s orders.
+    pub fn calibrate(
+        &self,
+        noise_factor: f64,
+        target: Target,
+        accountant: &RdpAccountant,
+    ) -> Result<Alg1> {
+        let target = Target::new(target.epsilon, target.delta)?;
+        check_positive("noise-factor", noise_factor)?;
+        self.check()?;
+        check_positive("sigma-out", self.sigma_out)?;
+        let sigma = noise_factor * gaussian::sigma(target.epsilon, target.delta, self.clip)?;
+        let beta = self.beta;
+        // ε is decreasing in λ: both c = −ln(1 − β/λ) and the output-noise term shrink.
+        let bracket = Bracket {
+            name: "lambda",
+            start: if beta > 0.0 { 2.0 * beta } else { 1.0 },
+            lo: beta,
+            hi: f64::INFINITY,
+        };
+        let event_of = |lambda: f64| Ok(self.with_noise(sigma, lambda)?.event());
+        let lambda = calibrate(|| accountant.fresh(), event_of, target, bracket).map_err(|e| {
+            match e {
+                DpError::Calibration(msg) => DpError::Calibration(format!(
+                    "no lambda > beta = {beta} makes Algorithm 1 ({}, {})-DP with sigma = {sigma} \
+                     (noise factor {noise_factor}): {msg}",
+                    target.epsilon, target.delta
+                )),
+                other => other,
+            }
+        })?;
+        self.with_noise(sigma, lambda)
     }
 }
 
-/// Released model and solver diagnostics.
+/// Algorithm 1 with every parameter fixed and checked: build it with [`Alg1Spec::with_noise`]
+/// or [`Alg1Spec::calibrate`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct Alg1Output {
-    /// The released `θ̃ + N(0, σ_out²I)`.
-    pub theta: Vec<f64>,
+pub struct Alg1 {
+    spec: Alg1Spec,
+    sigma: f64,
+    lambda: f64,
+    solver: LbfgsOptions,
+}
+
+/// Solver diagnostics of one Algorithm 1 run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Alg1Report {
     /// L-BFGS iterations.
     pub iterations: usize,
     /// Objective evaluations.
     pub evaluations: usize,
-    /// `‖∇J(θ̃)‖₂ ≤ τ` at the unreleased minimiser (a diagnostic: data-dependent, not
-    /// covered by the privacy guarantee, do not publish).
+    /// `‖∇J(θ̃)‖₂ ≤ τ` at the unreleased minimiser (data-dependent: do not publish).
     pub grad_norm: f64,
 }
 
-/// Runs Algorithm 1 with default solver settings; see [`alg1_with`].
-pub fn alg1<R: Rng + ?Sized>(
-    data: &GlmData<'_>,
-    params: &Alg1Params,
-    rng: &mut R,
-) -> Result<Alg1Output> {
-    alg1_with(data, params, &LbfgsOptions::default(), rng)
+impl Alg1 {
+    /// The chosen settings.
+    pub fn spec(&self) -> &Alg1Spec {
+        &self.spec
+    }
+
+    /// Objective-perturbation noise σ.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// Regulariser λ.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// The same mechanism with other L-BFGS settings (the privacy does not depend on them).
+    pub fn with_solver(mut self, solver: LbfgsOptions) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// The objective-perturbation part of the event (`None` when σ = 0: not private).
+    pub fn objpert(&self) -> Option<ObjPert> {
+        let s = &self.spec;
+        ObjPert::new(self.sigma, self.lambda, s.beta, s.clip).ok()
+    }
 }
 
-/// Runs Algorithm 1 from `θ₀ = 0` with the given L-BFGS settings.
-///
-/// Returns `Err(DpError::NoConvergence)` (releasing nothing) if `‖∇J‖₂ ≤ τ` is not reached.
-/// Draws `b` first, then the output noise.
-pub fn alg1_with<R: Rng + ?Sized>(
-    data: &GlmData<'_>,
-    params: &Alg1Params,
-    solver: &LbfgsOptions,
-    rng: &mut R,
-) -> Result<Alg1Output> {
-    params.validate(data)?;
-    let d = data.d();
-    let b: Vec<f64> = (0..d)
-        .map(|_| params.sigma * rng.sample::<f64, _>(StandardNormal))
-        .collect();
-    let mut obj = PerturbedObjective::new(data, params.loss, params.clip, params.lambda, b);
-    let report = lbfgs(&mut obj, &vec![0.0; d], params.tau, solver);
-    let reached = report.converged() && report.grad_norm <= params.tau;
-    if !reached {
-        return Err(DpError::NoConvergence(format!(
-            "L-BFGS stopped ({:?}) after {} iterations without reaching the gradient threshold tau = {}",
-            report.status, report.iterations, params.tau
-        )));
+impl Mechanism for Alg1 {
+    type Report = Alg1Report;
+
+    fn name(&self) -> &'static str {
+        "alg1"
     }
-    let mut theta = report.x;
-    for t in theta.iter_mut() {
-        *t += params.sigma_out * rng.sample::<f64, _>(StandardNormal);
+
+    fn event(&self) -> Event {
+        let s = &self.spec;
+        let Some(op) = self.objpert() else {
+            return Event::NonPrivate;
+        };
+        let output = if s.tau == 0.0 {
+            Event::NoOp // θ̃ = θᴾ: nothing beyond objective perturbation is released
+        } else if s.sigma_out == 0.0 {
+            Event::NonPrivate
+        } else {
+            // θ̃ − θᴾ has ℓ2 sensitivity 2τ/λ; noise σ_out.
+            Event::Gaussian {
+                noise_multiplier: s.sigma_out * self.lambda / (2.0 * s.tau),
+            }
+        };
+        Event::Composed(vec![Event::ObjPert(op), output])
     }
-    Ok(Alg1Output {
-        theta,
-        iterations: report.iterations,
-        evaluations: report.evaluations,
-        grad_norm: report.grad_norm,
-    })
+
+    /// Runs Algorithm 1 from `θ₀ = 0`, drawing `b` first, then the output noise.
+    ///
+    /// Returns `Err(DpError::NoConvergence)` (releasing nothing) if `‖∇J‖₂ ≤ τ` is not reached.
+    fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, Alg1Report)> {
+        let s = &self.spec;
+        check_positive("tau", s.tau)?;
+        // The rows must respect the public norm bound behind β (Thm 4.1 needs λ > β; clipping
+        // keeps β, Thm F.3).
+        ensure(
+            self.lambda > beta(s.loss, data.max_row_norm()),
+            "lambda",
+            self.lambda,
+            "must exceed beta = f''max * max row norm^2",
+        )?;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let d = data.d();
+        let b: Vec<f64> = (0..d)
+            .map(|_| self.sigma * rng.sample::<f64, _>(StandardNormal))
+            .collect();
+        let mut obj = PerturbedObjective::new(data, s.loss, s.clip, self.lambda, b);
+        let report = lbfgs(&mut obj, &vec![0.0; d], s.tau, &self.solver);
+        if !(report.converged() && report.grad_norm <= s.tau) {
+            return Err(DpError::NoConvergence(format!(
+                "L-BFGS stopped ({:?}) after {} iterations without reaching the gradient threshold tau = {}",
+                report.status, report.iterations, s.tau
+            )));
+        }
+        let mut theta = report.x;
+        for t in theta.iter_mut() {
+            *t += s.sigma_out * rng.sample::<f64, _>(StandardNormal);
+        }
+        Ok((
+            theta,
+            Alg1Report {
+                iterations: report.iterations,
+                evaluations: report.evaluations,
+                grad_norm: report.grad_norm,
+            },
+        ))
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::learn::synthetic::halfspace;
-    use rand::SeedableRng;
-    use rand::rngs::StdRng;
-
-    #[test]
-    fn refuses_when_tau_is_not_reached() {
-        let (x, y) = halfspace(300, 5, 0.1, 1);
-        let data = GlmData::new(&x, &y).unwrap();
-        let params = Alg1Params::paper(5.0, 2.0);
-        let tight = LbfgsOptions {
-            max_iter: 1,
-            ..Default::default()
-        };
-        let err = alg1_with(&data, &params, &tight, &mut StdRng::seed_from_u64(0)).unwrap_err();
-        assert!(matches!(err, DpError::NoConvergence(_)), "{err:?}");
-        let ok = alg1(&data, &params, &mut StdRng::seed_from_u64(0)).unwrap();
-        assert!(ok.grad_norm <= 0.01 && ok.iterations > 1);
-    }
-
-    #[test]
-    fn validates_privacy_inputs() {
-        let (x, y) = halfspace(50, 3, 0.1, 2);
-        let data = GlmData::new(&x, &y).unwrap();
-        let good = Alg1Params::paper(5.0, 2.0);
-        let mut rng = StdRng::seed_from_u64(0);
-        assert!(alg1(&data, &good, &mut rng).is_ok());
-        for bad in [
-            Alg1Params {
-                lambda: 0.5,
-                ..good.clone()
-            }, // = β for logistic with ‖x‖² = 2
-            Alg1Params {
-                lambda: 9.0,
-                loss: GlmLoss::huber(),
-                ..good.clone()
-            }, // β = 10
-            Alg1Params {
-                sigma: -1.0,
-                ..good.clone()
-            },
-            Alg1Params {
-                sigma_out: f64::NAN,
-                ..good.clone()
-            },
-            Alg1Params {
-                tau: 0.0,
-                ..good.clone()
-            },
-            Alg1Params {
-                clip: 0.0,
-                ..good.clone()
-            },
-        ] {
-            assert!(
-                matches!(alg1(&data, &bad, &mut rng), Err(DpError::OutOfRange { .. })),
-                "{bad:?}"
-            );
-        }
-    }
-}
+#[path = "alg1_tests.rs"]
+mod tests;

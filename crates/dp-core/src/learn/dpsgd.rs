@@ -13,12 +13,15 @@ use super::optimizer::{Optimizer, OptimizerState};
 use super::poisson_sampler::PoissonSampler;
 use super::prefetch;
 use crate::error::{Result, check_nonnegative, check_positive, ensure};
-use rand::Rng;
+use super::mechanism::Mechanism;
+use crate::accounting::event::Event;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
 
-/// DP-SGD settings.
+/// DP-SGD: what runs ([`dpsgd`]) and, as a [`Mechanism`], what is accounted.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DpSgdParams {
+pub struct DpSgd {
     /// Per-example loss.
     pub loss: GlmLoss,
     /// Per-example gradient clipping norm `C`.
@@ -35,7 +38,7 @@ pub struct DpSgdParams {
     pub l2: f64,
 }
 
-impl DpSgdParams {
+impl DpSgd {
     /// The paper's setting: logistic loss, Adam, no L2, expected batch `batch`, `epochs` passes
     /// of `ceil(n / batch)` steps each.
     pub fn paper(
@@ -46,15 +49,22 @@ impl DpSgdParams {
         noise_multiplier: f64,
         lr: f64,
     ) -> Self {
-        DpSgdParams {
+        let (sampling_rate, steps) = poisson_schedule(n, batch, epochs);
+        DpSgd {
             loss: GlmLoss::Logistic,
             clip,
             noise_multiplier,
-            sampling_rate: batch as f64 / n as f64,
-            steps: epochs * n.div_ceil(batch),
+            sampling_rate,
+            steps,
             optimizer: Optimizer::adam(lr),
             l2: 0.0,
         }
+    }
+
+    /// Checks every field and returns the mechanism (errors name the parameter).
+    pub fn checked(self) -> Result<Self> {
+        self.validate()?;
+        Ok(self)
     }
 
     /// Checks every field.
@@ -68,6 +78,54 @@ impl DpSgdParams {
         check_nonnegative("l2", self.l2)?;
         self.optimizer.validate()
     }
+}
+
+/// Poisson sampling rate and step count of `epochs` passes with expected batch `batch` over
+/// `n` rows: q = min(batch/n, 1), T = epochs·⌈n/batch⌉. The one place they are derived, so
+/// that the accounted (q, T) are the ones that run.
+pub fn poisson_schedule(n: usize, batch: usize, epochs: usize) -> (f64, usize) {
+    (
+        (batch as f64 / n as f64).min(1.0),
+        epochs * n.div_ceil(batch),
+    )
+}
+
+impl Mechanism for DpSgd {
+    type Report = DpSgdReport;
+
+    fn name(&self) -> &'static str {
+        "dpsgd"
+    }
+
+    /// `steps` Poisson-subsampled Gaussian steps with noise multiplier z (noise z·C on a sum
+    /// of gradients clipped to C); z = 0 is not private.
+    fn event(&self) -> Event {
+        if self.noise_multiplier == 0.0 {
+            return Event::NonPrivate;
+        }
+        Event::SelfComposed {
+            event: Box::new(Event::PoissonSampled {
+                rate: self.sampling_rate,
+                event: Box::new(Event::Gaussian {
+                    noise_multiplier: self.noise_multiplier,
+                }),
+            }),
+            count: self.steps as u64,
+        }
+    }
+
+    fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, DpSgdReport)> {
+        let out = dpsgd(data, self, &mut StdRng::seed_from_u64(seed))?;
+        let report = DpSgdReport { steps: out.steps };
+        Ok((out.theta, report))
+    }
+}
+
+/// Diagnostics of one DP-SGD run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DpSgdReport {
+    /// Steps taken.
+    pub steps: usize,
 }
 
 /// Output of a DP-SGD run.
@@ -84,7 +142,7 @@ pub struct DpSgdOutput {
 /// Runs DP-SGD from `θ₀ = 0`.
 pub fn dpsgd<R: Rng + ?Sized>(
     data: &GlmData<'_>,
-    params: &DpSgdParams,
+    params: &DpSgd,
     rng: &mut R,
 ) -> Result<DpSgdOutput> {
     params.validate()?;
@@ -142,8 +200,6 @@ pub fn dpsgd<R: Rng + ?Sized>(
 mod tests {
     use super::*;
     use crate::features::FeatureMatrix;
-    use rand::SeedableRng;
-    use rand::rngs::StdRng;
 
     /// With q = 1, z = 0, no clipping and SGD, DP-SGD is full-batch gradient descent on the
     /// mean loss: compare with a direct implementation.
@@ -152,7 +208,7 @@ mod tests {
         let x = FeatureMatrix::dense(vec![1.0, 0.5, -0.3, 1.0, 0.8, -1.0, 0.0, 1.0], 4, 2);
         let y = [1.0, -1.0, 1.0, -1.0];
         let data = GlmData::new(&x, &y).unwrap();
-        let params = DpSgdParams {
+        let params = DpSgd {
             loss: GlmLoss::Logistic,
             clip: 100.0,
             noise_multiplier: 0.0,
@@ -183,7 +239,7 @@ mod tests {
     fn clips_each_example_to_norm_c() {
         let x = FeatureMatrix::dense(vec![3.0, 4.0], 1, 2);
         let data = GlmData::new(&x, &[1.0]).unwrap();
-        let params = DpSgdParams {
+        let params = DpSgd {
             loss: GlmLoss::huber(),
             clip: 0.5,
             noise_multiplier: 0.0,
@@ -203,7 +259,7 @@ mod tests {
         let x = FeatureMatrix::dense(vec![0.0; 200 * 2], 200, 2);
         let y = vec![1.0; 200];
         let data = GlmData::new(&x, &y).unwrap();
-        let params = DpSgdParams {
+        let params = DpSgd {
             loss: GlmLoss::Logistic,
             clip: 2.0,
             noise_multiplier: 1.5,
@@ -228,33 +284,33 @@ mod tests {
     fn rejects_bad_parameters() {
         let x = FeatureMatrix::dense(vec![1.0, 0.0], 1, 2);
         let data = GlmData::new(&x, &[1.0]).unwrap();
-        let good = DpSgdParams::paper(1, 1, 1, 1.0, 1.0, 0.1);
+        let good = DpSgd::paper(1, 1, 1, 1.0, 1.0, 0.1);
         assert!(dpsgd(&data, &good, &mut StdRng::seed_from_u64(0)).is_ok());
         for bad in [
-            DpSgdParams {
+            DpSgd {
                 clip: 0.0,
                 ..good.clone()
             },
-            DpSgdParams {
+            DpSgd {
                 noise_multiplier: -1.0,
                 ..good.clone()
             },
-            DpSgdParams {
+            DpSgd {
                 sampling_rate: 0.0,
                 ..good.clone()
             },
-            DpSgdParams {
+            DpSgd {
                 l2: f64::NAN,
                 ..good.clone()
             },
-            DpSgdParams {
+            DpSgd {
                 optimizer: Optimizer::adam(-1.0),
                 ..good.clone()
             },
         ] {
             assert!(dpsgd(&data, &bad, &mut StdRng::seed_from_u64(0)).is_err());
         }
-        let p = DpSgdParams::paper(36178, 256, 60, 2f64.sqrt(), 1.0, 1e-3);
+        let p = DpSgd::paper(36178, 256, 60, 2f64.sqrt(), 1.0, 1e-3);
         assert_eq!(p.steps, 60 * 142);
         assert!((p.sampling_rate * 36178.0 - 256.0).abs() < 1e-9);
     }

@@ -1,8 +1,9 @@
 //! `dp-bench privacy alg1`.
 
 use clap::Args;
-use dp_core::accounting::alg1::Alg1Privacy;
-use dp_core::error::check_delta;
+use dp_core::accounting::{RdpAccountant, Target, epsilon_of};
+use dp_core::error::{check_delta, check_positive};
+use dp_core::learn::{Alg1Spec, GlmLoss, Mechanism};
 
 use super::output::{Answer, conflict, flag_error};
 
@@ -42,20 +43,22 @@ pub struct Alg1Args {
     noise_factor: f64,
 }
 
-/// Computes ε (Thm 4.1) or calibrates (σ, λ).
+/// Computes ε (Thm 4.1) or calibrates (σ, λ), through the mechanism's own event.
 pub fn run(a: Alg1Args) -> anyhow::Result<Answer> {
     check_delta(a.delta).map_err(flag_error)?;
+    let spec = Alg1Spec {
+        loss: GlmLoss::Logistic, // the privacy depends on the loss only through β
+        clip: a.clip,
+        tau: a.tau,
+        sigma_out: a.sigma_out,
+        beta: a.beta,
+    };
+    check_positive("sigma-out", a.sigma_out).map_err(flag_error)?;
     match (a.sigma, a.lambda, a.epsilon) {
         (Some(sigma), Some(lambda), None) => {
-            let p = Alg1Privacy {
-                sigma,
-                sigma_out: a.sigma_out,
-                tau: a.tau,
-                lambda,
-                beta: a.beta,
-                clip: a.clip,
-            };
-            let eps = p.epsilon(a.delta).map_err(flag_error)?;
+            check_positive("sigma", sigma).map_err(flag_error)?;
+            let m = spec.with_noise(sigma, lambda).map_err(flag_error)?;
+            let eps = epsilon_of(RdpAccountant::new(), &m.event(), a.delta).map_err(flag_error)?;
             Ok(Answer::one(
                 "epsilon",
                 eps,
@@ -63,18 +66,12 @@ pub fn run(a: Alg1Args) -> anyhow::Result<Answer> {
             ))
         }
         (None, None, Some(eps)) => {
-            let p = Alg1Privacy::calibrate(
-                eps,
-                a.delta,
-                a.noise_factor,
-                a.beta,
-                a.clip,
-                a.tau,
-                a.sigma_out,
-            )
-            .map_err(flag_error)?;
+            let target = Target::new(eps, a.delta).map_err(flag_error)?;
+            let m = spec
+                .calibrate(a.noise_factor, target, &RdpAccountant::new())
+                .map_err(flag_error)?;
             Ok(Answer {
-                values: vec![("sigma", p.sigma), ("lambda", p.lambda)],
+                values: vec![("sigma", m.sigma()), ("lambda", m.lambda())],
                 context: format!(
                     "σ = {} · σ_G, smallest λ > β meeting ({eps}, {})",
                     a.noise_factor, a.delta

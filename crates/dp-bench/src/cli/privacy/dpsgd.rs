@@ -3,12 +3,12 @@
 use std::str::FromStr;
 
 use clap::{Args, ValueEnum};
-use dp_core::accounting::calibrate::calibrate_decreasing;
-use dp_core::accounting::default_orders;
-use dp_core::accounting::pld::dpsgd_epsilon_pld;
-use dp_core::accounting::private_selection::{Selection, calibrate_noise_multiplier_tuned};
-use dp_core::accounting::subsampled_gaussian::{calibrate_noise_multiplier, dpsgd_curve};
-use dp_core::error::{check_delta, check_epsilon, check_positive, ensure};
+use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
+use dp_core::accounting::{
+    Accountant, Bracket, Event, PldAccountant, RdpAccountant, Selection, Target, calibrate,
+    epsilon_of,
+};
+use dp_core::error::{check_delta, check_positive, ensure};
 
 use super::output::{Answer, conflict, flag_error};
 use crate::cli::UsageError;
@@ -73,20 +73,14 @@ pub struct DpsgdArgs {
     tuning: Option<TuningSpec>,
 }
 
-/// Computes ε or calibrates the noise multiplier.
+/// Computes ε or calibrates the noise multiplier: the event `SelfComposed{PoissonSampled{
+/// Gaussian(z)}, T}` (wrapped in `RepeatAndSelect` with --tuning) on the chosen accountant.
 pub fn run(a: DpsgdArgs) -> anyhow::Result<Answer> {
     let q = a.sampling_rate;
     ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]").map_err(flag_error)?;
     ensure(a.steps >= 1, "steps", a.steps as f64, "must be >= 1").map_err(flag_error)?;
     check_delta(a.delta).map_err(flag_error)?;
-    if a.tuning.is_some() && a.accountant == DpsgdAccountant::Pld {
-        return Err(UsageError(
-            "--tuning needs --accountant rdp (private selection bounds are RDP bounds)".into(),
-        )
-        .into());
-    }
-    let orders = default_orders();
-    let tuned = a.tuning.as_ref().map(|t| &t.0);
+    let tuned = a.tuning.as_ref().map(|t| t.0);
     let ctx = format!(
         "DP-SGD, q = {q}, {} steps, {:?} accountant{}",
         a.steps,
@@ -95,41 +89,47 @@ pub fn run(a: DpsgdArgs) -> anyhow::Result<Answer> {
             .map(|s| format!(", private selection {s:?}"))
             .unwrap_or_default()
     );
-    let epsilon_of = |z: f64| -> dp_core::Result<f64> {
-        match (a.accountant, tuned) {
-            (DpsgdAccountant::Pld, _) => dpsgd_epsilon_pld(q, z, a.steps, a.delta),
-            (DpsgdAccountant::Rdp, None) => {
-                Ok(dpsgd_curve(q, z, a.steps, &orders)?.epsilon(a.delta)?.0)
-            }
-            (DpsgdAccountant::Rdp, Some(sel)) => Ok(sel
-                .apply(&dpsgd_curve(q, z, a.steps, &orders)?)?
-                .epsilon(a.delta)?
-                .0),
+    let event_of = |z: f64| -> dp_core::Result<Event> {
+        let e = Event::dpsgd(q, z, a.steps)?;
+        Ok(match tuned {
+            Some(sel) => e.repeat_and_select(sel),
+            None => e,
+        })
+    };
+    let rdp = RdpAccountant::new();
+    let pld = PldAccountant::new();
+    // What the accountant cannot bound is its own answer, not a rule of this command.
+    let supported = |e: dp_core::DpError| match e {
+        dp_core::DpError::Unsupported { .. } => {
+            anyhow::Error::from(UsageError(format!("{e}; drop --tuning or use --accountant rdp")))
         }
+        other => flag_error(other),
     };
     match (a.noise_multiplier, a.epsilon) {
         (Some(z), None) => {
             check_positive("noise-multiplier", z).map_err(flag_error)?;
-            Ok(Answer::one(
-                "epsilon",
-                epsilon_of(z).map_err(flag_error)?,
-                ctx,
-            ))
+            let event = event_of(z).map_err(flag_error)?;
+            let eps = match a.accountant {
+                DpsgdAccountant::Rdp => epsilon_of(rdp, &event, a.delta),
+                DpsgdAccountant::Pld => epsilon_of(pld, &event, a.delta),
+            }
+            .map_err(supported)?;
+            Ok(Answer::one("epsilon", eps, ctx))
         }
         (None, Some(eps)) => {
-            check_epsilon(eps).map_err(flag_error)?;
-            let z = match (a.accountant, tuned) {
-                (DpsgdAccountant::Rdp, None) => {
-                    calibrate_noise_multiplier(q, a.steps, eps, a.delta, &orders)?
+            let target = Target::new(eps, a.delta).map_err(flag_error)?;
+            let bracket = dpsgd_bracket(q, a.steps, target).map_err(flag_error)?;
+            let z = match a.accountant {
+                DpsgdAccountant::Rdp => calibrate(|| rdp.fresh(), event_of, target, bracket),
+                DpsgdAccountant::Pld => {
+                    // PLD is never looser than RDP: start from the RDP answer.
+                    pld.supports(&event_of(bracket.start)?).map_err(supported)?;
+                    let start = calibrate(|| rdp.fresh(), event_of, target, bracket)?;
+                    let bracket = Bracket { start, ..bracket };
+                    calibrate(|| pld.fresh(), event_of, target, bracket)
                 }
-                (DpsgdAccountant::Rdp, Some(sel)) => {
-                    calibrate_noise_multiplier_tuned(q, a.steps, eps, a.delta, sel, &orders)?
-                }
-                (DpsgdAccountant::Pld, _) => {
-                    let start = calibrate_noise_multiplier(q, a.steps, eps, a.delta, &orders)?;
-                    calibrate_decreasing(epsilon_of, eps, start, 0.0, f64::INFINITY)?
-                }
-            };
+            }
+            .map_err(supported)?;
             Ok(Answer::one("noise_multiplier", z, ctx))
         }
         _ => Err(conflict(

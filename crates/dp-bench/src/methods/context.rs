@@ -1,16 +1,13 @@
-//! The methods a config can run, and what every cell shares: the loaded dataset.
-
-mod alg1;
-mod dpsgd;
-
-use std::time::Instant;
+//! What every cell of a config shares: the loaded dataset, the test set, the accountant; and
+//! the config vocabulary methods have in common (losses, optimisers).
 
 use anyhow::Context as _;
-use dp_core::learn::{GlmData, GlmLoss};
+use dp_core::accounting::{RdpAccountant, epsilon_of};
+use dp_core::accounting::event::Event;
+use dp_core::learn::{GlmData, GlmLoss, Optimizer};
+use serde::{Deserialize, Serialize};
 
-use super::config::{Config, DatasetConfig, LossKind, MethodConfig};
-use super::grid::Cell;
-use super::store::CellResult;
+use crate::experiment::config::{Config, DatasetConfig};
 
 /// The dataset of a config, loaded and split once for all cells.
 pub struct Prepared {
@@ -18,7 +15,8 @@ pub struct Prepared {
     split: dp_data::Split,
 }
 
-/// What a cell reads: the config, the training data prepared for the learners, the test set.
+/// What a cell reads: the config, the training data prepared for the learners, the test set
+/// and the accountant that certifies every cell's ε.
 pub struct Context<'a> {
     /// The experiment config.
     pub cfg: &'a Config,
@@ -26,6 +24,16 @@ pub struct Context<'a> {
     pub train: GlmData<'a>,
     /// Held-out rows.
     pub test: &'a dp_data::Dataset,
+    /// RDP accountant on the default orders; cells take [`RdpAccountant::fresh`] copies that
+    /// share its subsampled-Gaussian tables.
+    pub rdp: RdpAccountant,
+}
+
+impl Context<'_> {
+    /// ε at the config's δ that a fresh RDP accountant certifies for `event`.
+    pub fn epsilon_accounted(&self, event: &Event) -> anyhow::Result<f64> {
+        Ok(epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?)
+    }
 }
 
 impl Prepared {
@@ -48,6 +56,7 @@ impl Prepared {
             cfg: &self.cfg,
             train,
             test: &self.split.test,
+            rdp: RdpAccountant::new(),
         })
     }
 
@@ -60,6 +69,38 @@ impl Prepared {
             self.split.test.len(),
             self.split.train.x.ncols()
         )
+    }
+}
+
+/// GLM loss of a method.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum LossKind {
+    /// Logistic loss (the default).
+    #[default]
+    Logistic,
+    /// Huber SVM with h = 0.1.
+    Huber,
+}
+
+/// Gradient-descent optimiser.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum OptimizerKind {
+    /// Adam (0.9, 0.999, 1e-8), the default.
+    #[default]
+    Adam,
+    /// Plain SGD.
+    Sgd,
+}
+
+impl OptimizerKind {
+    /// The dp-core optimiser with learning rate `lr`.
+    pub fn with_lr(self, lr: f64) -> Optimizer {
+        match self {
+            OptimizerKind::Adam => Optimizer::adam(lr),
+            OptimizerKind::Sgd => Optimizer::sgd(lr),
+        }
     }
 }
 
@@ -81,7 +122,7 @@ pub fn public_row_norm_bound(d: &DatasetConfig) -> anyhow::Result<f64> {
         (true, None) => 1.0,
         (false, Some(c)) => c,
         (false, None) => anyhow::bail!(
-            "Algorithm 1 needs a public bound on the row norms: set `dataset.normalize_rows = true` \
+            "this method needs a public bound on the row norms: set `dataset.normalize_rows = true` \
              or `dataset.clip_row_norm`"
         ),
     };
@@ -94,39 +135,3 @@ pub fn test_accuracy(ctx: &Context<'_>, theta: &[f64]) -> f64 {
     100.0 * dp_core::learn::accuracy(&ctx.test.x, &ctx.test.y, theta)
 }
 
-/// Runs one cell and times it.
-pub fn run_cell(ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellResult> {
-    let start = Instant::now();
-    let method = ctx
-        .cfg
-        .methods
-        .get(&cell.method)
-        .expect("cells come from the config");
-    let mut row = match method {
-        MethodConfig::Alg1(a) => alg1::run(ctx, a, cell)?,
-        MethodConfig::Dpsgd(s) => dpsgd::run(ctx, s, cell)?,
-    };
-    row.wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    Ok(row)
-}
-
-/// A result row with the cell's identity filled in.
-pub fn base_row(ctx: &Context<'_>, cell: &Cell) -> CellResult {
-    CellResult {
-        method: cell.method.clone(),
-        epsilon: cell.epsilon,
-        delta: ctx.cfg.delta,
-        trial: cell.trial,
-        seed: cell.seed,
-        accuracy: f64::NAN,
-        noise: f64::NAN,
-        lambda: f64::NAN,
-        runs: 0,
-        best_lr: f64::NAN,
-        lr_accuracies: "[]".into(),
-        iterations: 0,
-        epsilon_accounted: f64::NAN,
-        wall_ms: 0.0,
-        key: cell.key(),
-    }
-}

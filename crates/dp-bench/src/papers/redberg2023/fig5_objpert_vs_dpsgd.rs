@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use dp_core::accounting::gaussian;
 use dp_core::accounting::subsampled_gaussian::dpsgd_curve;
 
-use super::csv::LongCsv;
-use super::{Setting, geomspace, save};
+use crate::figures::csv::LongCsv;
+use super::Setting;
+use crate::figures::{geomspace, save};
 use crate::plot::{Figure, Panel, Series};
 
 /// Objective perturbation parameters.

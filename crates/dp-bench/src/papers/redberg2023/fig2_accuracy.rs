@@ -1,12 +1,13 @@
 //! Figure 2 (Section 5): test accuracy against ε of Algorithm 1 and dishonestly / honestly
-//! tuned DP-SGD, one panel per dataset whose results exist under `results/<config stem>/`.
+//! tuned DP-SGD, one panel per dataset whose results exist under
+//! `results/redberg2023/<config stem>/`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::csv::{LongCsv, Table};
-use super::{Outcome, save};
+use crate::figures::csv::{LongCsv, Table};
+use crate::figures::{Outcome, save};
 use crate::experiment::report::accuracy_panel;
 use crate::experiment::summary::SummaryRow;
 use crate::plot::Figure;
@@ -20,11 +21,15 @@ pub const DATASETS: [(&str, &str); 4] = [
     ("gisette", "Gisette"),
 ];
 
-/// Method names in `summary.csv` and their display names (the paper's table columns order).
-pub const METHODS: [(&str, &str); 3] = [
+/// Method names in `summary.csv` and their display names (the paper's table columns order,
+/// then the sound honest variant this project adds: each run draws its learning rate i.i.d.,
+/// which is what Papernot–Steinke's theorem covers; the paper's honest baseline spaces K
+/// learning rates over a grid that depends on K).
+pub const METHODS: [(&str, &str); 4] = [
     ("dpsgd_dishonest", "DP-SGD (dishonest)"),
     ("alg1", "Algorithm 1"),
-    ("dpsgd_honest", "DP-SGD (honest)"),
+    ("dpsgd_honest", "DP-SGD (honest, paper grid)"),
+    ("dpsgd_honest_random", "DP-SGD (honest, i.i.d. draws)"),
 ];
 
 /// One dataset's summary.
@@ -86,7 +91,7 @@ pub fn load(results: &Path) -> anyhow::Result<Vec<DatasetResults>> {
 
 /// The command that produces the results of one dataset.
 pub fn run_command(stem: &str) -> String {
-    format!("cargo run --release -p dp-bench -- configs/{stem}.toml")
+    format!("cargo run --release -p dp-bench -- configs/redberg2023/{stem}.toml")
 }
 
 /// Why nothing could be plotted, naming the commands that produce the inputs.

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::Outcome;
+use crate::figures::Outcome;
 use super::fig2_accuracy::{DatasetResults, load, missing_message, run_command};
 use crate::experiment::store::write_atomic;
 
@@ -137,7 +137,7 @@ pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::fig2_accuracy::tests::fake_summary;
+    use super::super::fig2_accuracy::tests::fake_summary;
 
     #[test]
     fn figures_tables_put_ours_beside_the_paper_and_name_missing_runs() {

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use dp_core::accounting::{gaussian, half_normal};
 
-use super::csv::LongCsv;
-use super::{Setting, geomspace, save};
+use crate::figures::csv::LongCsv;
+use super::Setting;
+use crate::figures::{geomspace, save};
 use crate::plot::{Figure, Panel, Series};
 
 /// Panels (a)–(d).

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use dp_core::accounting::default_orders;
 
-use super::csv::LongCsv;
-use super::{Setting, linspace, save};
+use crate::figures::csv::LongCsv;
+use super::Setting;
+use crate::figures::{linspace, save};
 use crate::plot::{Figure, Panel, Series};
 
 /// The paper's panels (caption of Figure 1): left σ = 5, β = 1, λ = 20; right σ = 10, β = 1,

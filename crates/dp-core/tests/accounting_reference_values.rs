@@ -1,7 +1,9 @@
-//! Reviewer cross-checks of the accountants against values computed independently of this
-//! crate: high-precision quadrature of the subsampled-Gaussian Rényi moment, a restatement of
-//! Google dp_accounting's RDP-accountant formulas for private selection, and the exact
-//! one-step hockey-stick divergence of the subsampled Gaussian in the add direction.
+//! The accountants against reference values computed independently of this crate: the
+//! subsampled-Gaussian RDP against high-precision quadrature of its Rényi moment
+//! (`tests/reference/subsampled_gaussian_mpmath.py`), private selection against a restatement
+//! of Google dp_accounting's RDP-accountant formulas, and the PLD accountant's add direction
+//! against the exact one-step hockey-stick divergence of the subsampled Gaussian; plus the
+//! convexity of ln A_α between integer orders.
 
 use dp_core::accounting::pld::{Discretisation, Pld, PldConfig};
 use dp_core::accounting::private_selection::Selection;
@@ -10,14 +12,18 @@ use dp_core::special::norm_cdf;
 
 /// (q, z, α, per-step RDP ε(α)) of the Poisson-subsampled Gaussian.
 ///
-/// Computed with mpmath 1.3 at 30 significant digits (scripts kept out of the repository):
+/// Computed by `tests/reference/subsampled_gaussian_mpmath.py` (mpmath 1.3, 30 significant
+/// digits; no code of this crate). From the repository root,
+/// `python3 crates/dp-core/tests/reference/subsampled_gaussian_mpmath.py` prints the table
+/// and `... -j 2 --check crates/dp-core/tests/accounting_reference_values.rs` compares it with
+/// this one (`pip install mpmath==1.3.0`; about two minutes on two cores). The method:
 /// `A_α − 1 = E_{x∼N(0,z²)}[(1+u)^α − 1 − αu]`, `u = q(e^{(2x−1)/(2z²)} − 1)` (a non-negative
 /// integrand, so A_α − 1 keeps its relative precision), integrated by `mpmath.quad` over
 /// [−60z − 1, α + 60z + 1] split at 0, ½, α, ±{1,2,5,10,20}·z around 0 and α, around the
 /// mixture switch z₀ = z² ln(1/q − 1) + ½, and at 30 equal sub-intervals; then
 /// ε = log1p(A_α − 1)/(α − 1). At integer orders this agreed with the exact binomial sum to 20
-/// digits; on a 12-point subset, 200 sub-intervals at 40 digits changed none of 20 digits.
-/// No code of this crate was used.
+/// digits; on a 12-point subset, 200 sub-intervals at 40 digits changed none of 20 digits
+/// (the script's `--binomial`, `--subintervals` and `--dps` options).
 #[rustfmt::skip]
 const SUBSAMPLED_GAUSSIAN_REFERENCE: &[(f64, f64, f64, f64)] = &[
     (1e-05, 0.3, 1.01, 5.991892621995651e-07),

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use dp_core::accounting::default_orders;
 use dp_core::accounting::pld::{Pld, PldConfig};
 
-use super::csv::LongCsv;
-use super::{Setting, linspace, save};
+use crate::figures::csv::LongCsv;
+use super::Setting;
+use crate::figures::{linspace, save};
 use crate::plot::{Figure, Panel, Series};
 
 /// The paper's setting (caption of Figure 4).

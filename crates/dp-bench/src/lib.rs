@@ -1,0 +1,14 @@
+//! dpbench's experiment engine as a library: the method table ([`methods::METHODS`]), the
+//! paper table ([`papers::PAPERS`]), studies and the parallel runner ([`experiment`]), the
+//! privacy calculator and dataset CLI ([`cli`]), and plotting ([`plot`]).
+//!
+//! A researcher's own learner implements [`methods::Method`] (usually around a
+//! [`dp_core::learn::Mechanism`]) and runs beside the built-in ones; see
+//! `examples/output_perturbation.rs`.
+
+pub mod cli;
+pub mod experiment;
+pub mod figures;
+pub mod methods;
+pub mod papers;
+pub mod plot;

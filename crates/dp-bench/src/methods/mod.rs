@@ -1,0 +1,168 @@
+//! The open method table: every `[methods.NAME]` of a config names a `kind` found in
+//! [`METHODS`]; the entry parses the table into a [`Method`], which runs cells and says how its
+//! trials aggregate. Adding a method is one file (its config struct, its `Method` impl and its
+//! [`MethodEntry`]) plus one line in [`METHODS`].
+
+mod alg1;
+mod context;
+mod dpsgd;
+
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+
+pub use context::{Context, LossKind, OptimizerKind, Prepared, public_row_norm_bound, test_accuracy};
+
+use crate::experiment::grid::Cell;
+use crate::experiment::record::CellRecord;
+use crate::experiment::summary::mean_ci95;
+
+/// Every method kind a config can name, in `dp-bench list` order.
+pub static METHODS: &[MethodEntry] = &[alg1::ENTRY, dpsgd::ENTRY];
+
+/// One method kind: its name in configs and how to build it from its table.
+pub struct MethodEntry {
+    /// The `kind = "..."` value.
+    pub kind: &'static str,
+    /// One line for `dp-bench list`.
+    pub summary: &'static str,
+    /// Builds the method from its table (without `kind`), checking every value; an error reads
+    /// "KEY` …" so that the config can prefix "key `methods.NAME.".
+    pub parse: fn(toml::Table) -> Result<Box<dyn Method>, String>,
+}
+
+/// A method table: the built-in [`METHODS`] plus any a program adds (a researcher's own
+/// learner, see `examples/output_perturbation.rs`).
+#[derive(Clone)]
+pub struct Registry {
+    entries: Vec<&'static MethodEntry>,
+}
+
+impl Registry {
+    /// The built-in methods.
+    pub fn builtin() -> Self {
+        Self {
+            entries: METHODS.iter().collect(),
+        }
+    }
+
+    /// Adds a method kind; a kind already present is replaced.
+    pub fn with(mut self, entry: &'static MethodEntry) -> Self {
+        self.entries.retain(|e| e.kind != entry.kind);
+        self.entries.push(entry);
+        self
+    }
+
+    /// Looks a kind up.
+    pub fn entry(&self, kind: &str) -> Option<&'static MethodEntry> {
+        self.entries.iter().copied().find(|m| m.kind == kind)
+    }
+
+    /// The known kinds, comma-separated (for messages).
+    pub fn kinds(&self) -> String {
+        let k: Vec<&str> = self.entries.iter().map(|m| m.kind).collect();
+        k.join(", ")
+    }
+}
+
+/// What one cell of a method produced (the runner adds the cell's identity and wall time).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellOutcome {
+    /// Test accuracy (percent) of the released model.
+    pub accuracy: f64,
+    /// ε that the project's accountant certifies for the mechanism that ran, at the cell's δ.
+    pub epsilon_accounted: f64,
+    /// Everything specific to the method (noise, λ, chosen learning rate, per-candidate
+    /// scores, …), stored as JSON in the `details` column.
+    pub details: serde_json::Value,
+}
+
+/// How a (method, ε) group of trials is summarised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregate {
+    /// One accuracy per trial.
+    pub accuracies: Vec<f64>,
+    /// A hyperparameter chosen across trials (dishonest tuning), if any.
+    pub chosen: Option<f64>,
+}
+
+impl Aggregate {
+    /// The released accuracy of every trial.
+    pub fn per_trial(cells: &[&CellRecord]) -> Aggregate {
+        Aggregate {
+            accuracies: cells.iter().map(|c| c.accuracy).collect(),
+            chosen: None,
+        }
+    }
+
+    /// The candidate with the best mean score over trials, from each cell's
+    /// `details.scores = [[candidate, score], …]` (the paper's "best mean test accuracy" of
+    /// dishonest tuning); candidates missing from some trial are ignored. Falls back to
+    /// [`Aggregate::per_trial`] when no candidate ran in every trial.
+    pub fn best_mean_over_candidates(cells: &[&CellRecord]) -> Aggregate {
+        let mut by_value: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
+        for c in cells {
+            for (v, s) in scores(c) {
+                by_value.entry(v.to_bits()).or_default().push(s);
+            }
+        }
+        let best = by_value
+            .iter()
+            .filter(|(_, v)| v.len() == cells.len())
+            .max_by(|a, b| mean_ci95(a.1).0.total_cmp(&mean_ci95(b.1).0));
+        match best {
+            Some((v, accs)) => Aggregate {
+                accuracies: accs.clone(),
+                chosen: Some(f64::from_bits(*v)),
+            },
+            None => Aggregate::per_trial(cells),
+        }
+    }
+}
+
+/// `details.scores` of a cell as (candidate, score) pairs.
+pub fn scores(c: &CellRecord) -> Vec<(f64, f64)> {
+    c.details
+        .get("scores")
+        .and_then(|s| serde_json::from_value::<Vec<(f64, f64)>>(s.clone()).ok())
+        .unwrap_or_default()
+}
+
+/// A method of the grid.
+pub trait Method: Send + Sync + Debug {
+    /// The `kind` of its table.
+    fn kind(&self) -> &'static str;
+
+    /// Its parameters with defaults filled in (config copy and resume fingerprint).
+    fn params(&self) -> serde_json::Value;
+
+    /// Calibrates to the cell's target, builds the mechanism, fits it and scores the release.
+    fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome>;
+
+    /// Trials of one (method, ε) to one summary value; most methods average what each trial
+    /// released.
+    fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
+        Aggregate::per_trial(cells)
+    }
+}
+
+/// Deserialises a method's table into its config struct (`deny_unknown_fields` there makes
+/// misspelt keys errors that name the key).
+pub fn parse_table<T: DeserializeOwned>(table: toml::Table) -> Result<T, String> {
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| e.message().trim().to_string())
+}
+
+/// A dp-core range error as "KEY` = VALUE ALLOWED", with the parameter named as in configs
+/// (`sigma-out` → `sigma_out`).
+pub fn param_error(e: dp_core::DpError) -> String {
+    match e {
+        dp_core::DpError::OutOfRange {
+            name,
+            value,
+            allowed,
+        } => format!("{}` = {value} {allowed}", name.replace('-', "_")),
+        other => format!("…`: {other}"),
+    }
+}

@@ -1,0 +1,180 @@
+//! Privacy events: what a mechanism did, described by exactly the quantities an accountant
+//! needs and nothing else (modelled on Google dp_accounting's `DpEvent`).
+//!
+//! A mechanism *describes* its privacy with an [`Event`] built from public quantities only
+//! (noise scales, sampling rates, step counts, norm bounds fixed before the data are read);
+//! an [`crate::accounting::Accountant`] turns events into (ε, δ). Compatibility rule, as in
+//! dp_accounting: never change what a variant means; add a variant instead.
+//!
+//! All events are for add/remove-one neighbouring datasets. Sensitivities are normalised to 1:
+//! a Gaussian with noise σ on a query of ℓ2 sensitivity Δ is `Gaussian { noise_multiplier: σ/Δ }`.
+
+use serde::Serialize;
+
+use crate::accounting::objpert::ObjPert;
+use crate::accounting::private_selection::Selection;
+use crate::error::{Result, check_nonnegative, check_positive, ensure};
+
+/// One privacy event. Build with the checked constructors ([`Event::gaussian`], …) when the
+/// values come from outside; the accountants re-check every field anyway.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event {
+    /// Nothing was released: costs nothing (e.g. K = 0 runs of a selection).
+    NoOp,
+    /// A release with no privacy guarantee: every accountant reports ε = ∞ (and δ = 1).
+    NonPrivate,
+    /// A mechanism known only to be (ε, δ)-DP (AMP, report-noisy-max steps, …). δ = 0 is
+    /// pure ε-DP, which RDP accountants can compose (ε(α) ≤ min(ε, αε²/2), Bun & Steinke 2016).
+    EpsilonDelta {
+        /// ε ≥ 0.
+        epsilon: f64,
+        /// δ ∈ [0, 1).
+        delta: f64,
+    },
+    /// The Gaussian mechanism N(f(D), σ²I) on a query of ℓ2 sensitivity Δ, with
+    /// `noise_multiplier` = σ/Δ (Balle & Wang 2018; RDP α/(2z²)).
+    Gaussian {
+        /// z = σ/Δ > 0.
+        noise_multiplier: f64,
+    },
+    /// Objective perturbation for GLMs (Redberg et al. 2023, Thm 3.1/3.2): noise σ on the
+    /// linear term, regulariser λ > β, per-example Hessian bound β and gradient bound L, in the
+    /// units of the fields of [`ObjPert`] (not normalised: L is the gradient bound itself).
+    ObjPert(ObjPert),
+    /// `event` run on a Poisson subsample that keeps each record independently with
+    /// probability `rate` (DP-SGD's batches). Accountants support it around a Gaussian.
+    PoissonSampled {
+        /// Sampling rate q ∈ (0, 1].
+        rate: f64,
+        /// The mechanism run on the subsample.
+        event: Box<Event>,
+    },
+    /// `count` independent runs of `event` (adaptive composition).
+    SelfComposed {
+        /// The repeated mechanism.
+        event: Box<Event>,
+        /// Number of runs.
+        count: u64,
+    },
+    /// Each event in turn (adaptive composition).
+    Composed(Vec<Event>),
+    /// Papernot & Steinke (2022) private selection: `event` run a random number K of times
+    /// (K drawn from `selection`), only the best run released. Their theorems need K
+    /// independent runs of *one* randomised algorithm, whose event this is.
+    RepeatAndSelect {
+        /// Event of one run of the base algorithm.
+        event: Box<Event>,
+        /// Distribution of the number of runs K.
+        selection: Selection,
+    },
+}
+
+impl Event {
+    /// Checked `Gaussian` event: z > 0.
+    pub fn gaussian(noise_multiplier: f64) -> Result<Event> {
+        check_positive("noise-multiplier", noise_multiplier)?;
+        Ok(Event::Gaussian { noise_multiplier })
+    }
+
+    /// Checked `EpsilonDelta` event: ε ≥ 0, δ ∈ [0, 1).
+    pub fn epsilon_delta(epsilon: f64, delta: f64) -> Result<Event> {
+        check_nonnegative("epsilon", epsilon)?;
+        ensure(
+            (0.0..1.0).contains(&delta),
+            "delta",
+            delta,
+            "must be in [0, 1)",
+        )?;
+        Ok(Event::EpsilonDelta { epsilon, delta })
+    }
+
+    /// Checked `PoissonSampled` event: q ∈ (0, 1].
+    pub fn poisson_sampled(rate: f64, event: Event) -> Result<Event> {
+        ensure(
+            rate > 0.0 && rate <= 1.0,
+            "sampling-rate",
+            rate,
+            "must be in (0, 1]",
+        )?;
+        Ok(Event::PoissonSampled {
+            rate,
+            event: Box::new(event),
+        })
+    }
+
+    /// `count` runs of `self`.
+    pub fn self_composed(self, count: u64) -> Event {
+        Event::SelfComposed {
+            event: Box::new(self),
+            count,
+        }
+    }
+
+    /// `self` run K ~ `selection` times, the best released.
+    pub fn repeat_and_select(self, selection: Selection) -> Event {
+        Event::RepeatAndSelect {
+            event: Box::new(self),
+            selection,
+        }
+    }
+
+    /// DP-SGD: `steps` Poisson-subsampled Gaussian steps (rate q, noise multiplier z).
+    pub fn dpsgd(sampling_rate: f64, noise_multiplier: f64, steps: u64) -> Result<Event> {
+        let step = Event::poisson_sampled(sampling_rate, Event::gaussian(noise_multiplier)?)?;
+        Ok(step.self_composed(steps))
+    }
+
+    /// A short human-readable name of the variant, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::NoOp => "NoOp",
+            Event::NonPrivate => "NonPrivate",
+            Event::EpsilonDelta { .. } => "EpsilonDelta",
+            Event::Gaussian { .. } => "Gaussian",
+            Event::ObjPert(_) => "ObjPert",
+            Event::PoissonSampled { .. } => "PoissonSampled",
+            Event::SelfComposed { .. } => "SelfComposed",
+            Event::Composed(_) => "Composed",
+            Event::RepeatAndSelect { .. } => "RepeatAndSelect",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::DpError;
+
+    #[test]
+    fn constructors_check_their_fields() {
+        assert!(matches!(
+            Event::gaussian(0.0),
+            Err(DpError::OutOfRange {
+                name: "noise-multiplier",
+                ..
+            })
+        ));
+        assert!(matches!(
+            Event::poisson_sampled(1.5, Event::NoOp),
+            Err(DpError::OutOfRange {
+                name: "sampling-rate",
+                ..
+            })
+        ));
+        assert!(matches!(
+            Event::epsilon_delta(1.0, 1.0),
+            Err(DpError::OutOfRange { name: "delta", .. })
+        ));
+        let e = Event::dpsgd(0.01, 1.1, 100).unwrap();
+        assert_eq!(e.kind(), "SelfComposed");
+    }
+
+    #[test]
+    fn events_serialise_with_their_parameters() {
+        let e = Event::dpsgd(0.01, 1.1, 100).unwrap();
+        let s = serde_json::to_string(&e).unwrap();
+        assert!(s.contains("\"rate\":0.01") && s.contains("1.1") && s.contains("100"), "{s}");
+    }
+}

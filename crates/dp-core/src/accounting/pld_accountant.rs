@@ -1,0 +1,195 @@
+//! The privacy-loss-distribution accountant: events become discretised PLDs ([`Pld`]) composed
+//! by FFT.
+//!
+//! It also composes the same events in an [`RdpAccountant`] beside it and reports the smaller
+//! of the two answers: both are valid upper bounds, so the minimum is one too, and the PLD
+//! answer can never be worse than the RDP answer for the same event (its discretisation and
+//! truncation budget can cost more than RDP's slack when δ is tiny).
+
+use crate::accounting::accountant::Accountant;
+use crate::accounting::event::Event;
+use crate::accounting::pld::{Pld, PldConfig};
+use crate::accounting::rdp_accountant::RdpAccountant;
+use crate::error::{DpError, Result, check_delta, check_nonnegative};
+
+/// PLD accountant (pessimistic connect-the-dots discretisation, [`PldConfig`]).
+#[derive(Clone, Debug)]
+pub struct PldAccountant {
+    config: PldConfig,
+    /// The composition so far; `None` until something private is composed.
+    pld: Option<Pld>,
+    non_private: bool,
+    /// The same composition by RDP (which supports every event PLD supports).
+    rdp: RdpAccountant,
+}
+
+impl Default for PldAccountant {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PldAccountant {
+    /// Accountant with the default [`PldConfig`] (h = 1e-4, τ = 1e-15).
+    pub fn new() -> Self {
+        Self::with_config(PldConfig::default()).expect("the default PLD config is valid")
+    }
+
+    /// Accountant with the given grid and truncation budget.
+    pub fn with_config(config: PldConfig) -> Result<Self> {
+        config.validate()?;
+        Ok(Self {
+            config,
+            pld: None,
+            non_private: false,
+            rdp: RdpAccountant::new(),
+        })
+    }
+
+    /// A new accountant with nothing composed and the same configuration (RDP caches shared).
+    pub fn fresh(&self) -> Self {
+        Self {
+            config: self.config,
+            pld: None,
+            non_private: false,
+            rdp: self.rdp.fresh(),
+        }
+    }
+
+    /// ε of the PLD alone, without the RDP cap (for tests and figures comparing the two).
+    pub fn pld_epsilon(&self, delta: f64) -> Result<f64> {
+        check_delta(delta)?;
+        if self.non_private {
+            return Ok(f64::INFINITY);
+        }
+        self.pld.as_ref().map_or(Ok(0.0), |p| p.epsilon(delta))
+    }
+
+    /// PLD of one event; `None` for an event that releases nothing.
+    fn pld_of(&self, event: &Event) -> Result<Option<Pld>> {
+        let cfg = &self.config;
+        Ok(match event {
+            Event::NoOp => None,
+            Event::Gaussian { noise_multiplier } => {
+                Some(Pld::gaussian(*noise_multiplier, 1.0, cfg)?)
+            }
+            Event::ObjPert(op) => Some(Pld::objpert(
+                op.sigma,
+                op.lambda,
+                op.beta,
+                op.lipschitz,
+                cfg,
+            )?),
+            Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
+                Event::Gaussian { noise_multiplier } => {
+                    Some(Pld::subsampled_gaussian(*rate, *noise_multiplier, cfg)?)
+                }
+                other if *rate == 1.0 => self.pld_of(other)?,
+                _ => return Err(unsupported(event, SAMPLED)),
+            },
+            Event::SelfComposed { event, count } => match (self.pld_of(event)?, count) {
+                (None, _) | (_, 0) => None,
+                (Some(p), &k) => Some(p.self_compose(k)?),
+            },
+            Event::Composed(events) => {
+                let mut total: Option<Pld> = None;
+                for e in events {
+                    total = compose_opt(total, self.pld_of(e)?)?;
+                }
+                total
+            }
+            Event::NonPrivate => return Err(DpError::Invalid("non-private event".into())),
+            _ => return Err(unsupported(event, "checked by supports() before composing")),
+        })
+    }
+
+    fn contains_non_private(event: &Event) -> bool {
+        match event {
+            Event::NonPrivate => true,
+            Event::PoissonSampled { event, .. }
+            | Event::SelfComposed { event, .. }
+            | Event::RepeatAndSelect { event, .. } => Self::contains_non_private(event),
+            Event::Composed(v) => v.iter().any(Self::contains_non_private),
+            _ => false,
+        }
+    }
+}
+
+const SAMPLED: &str = "Poisson sampling is implemented for the Gaussian only";
+
+fn unsupported(event: &Event, reason: &'static str) -> DpError {
+    DpError::Unsupported {
+        accountant: "PLD",
+        event: event.kind(),
+        reason,
+    }
+}
+
+fn compose_opt(a: Option<Pld>, b: Option<Pld>) -> Result<Option<Pld>> {
+    Ok(match (a, b) {
+        (Some(a), Some(b)) => Some(a.compose(&b)?),
+        (a, None) => a,
+        (None, b) => b,
+    })
+}
+
+impl Accountant for PldAccountant {
+    fn name(&self) -> &'static str {
+        "PLD"
+    }
+
+    fn supports(&self, event: &Event) -> Result<()> {
+        match event {
+            Event::RepeatAndSelect { .. } => Err(unsupported(
+                event,
+                "private-selection bounds (Papernot & Steinke) are RDP bounds; use the RDP accountant",
+            )),
+            Event::EpsilonDelta { .. } => Err(unsupported(
+                event,
+                "(ε, δ) events are not discretised; use the RDP accountant (δ = 0) instead",
+            )),
+            Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
+                Event::Gaussian { .. } => Ok(()),
+                other if *rate == 1.0 => self.supports(other),
+                _ => Err(unsupported(event, SAMPLED)),
+            },
+            Event::SelfComposed { event, .. } => self.supports(event),
+            Event::Composed(events) => events.iter().try_for_each(|e| self.supports(e)),
+            _ => Ok(()),
+        }
+    }
+
+    fn compose(&mut self, event: &Event, count: u64) -> Result<&mut Self> {
+        self.supports(event)?;
+        if count == 0 {
+            return Ok(self);
+        }
+        self.rdp.compose(event, count)?;
+        if Self::contains_non_private(event) {
+            self.non_private = true;
+            return Ok(self);
+        }
+        if !self.non_private {
+            let one = self.pld_of(event)?;
+            let all = match (one, count) {
+                (Some(p), k) if k > 1 => Some(p.self_compose(k)?),
+                (p, _) => p,
+            };
+            self.pld = compose_opt(self.pld.take(), all)?;
+        }
+        Ok(self)
+    }
+
+    fn epsilon(&self, delta: f64) -> Result<f64> {
+        Ok(self.pld_epsilon(delta)?.min(self.rdp.epsilon(delta)?))
+    }
+
+    fn delta(&self, epsilon: f64) -> Result<f64> {
+        check_nonnegative("epsilon", epsilon)?;
+        if self.non_private {
+            return Ok(1.0);
+        }
+        let pld = self.pld.as_ref().map_or(Ok(0.0), |p| p.delta(epsilon))?;
+        Ok(pld.min(self.rdp.delta(epsilon)?))
+    }
+}

@@ -1,0 +1,165 @@
+//! The accountant contract (`dp_core::accounting::accountant`), run against every
+//! implementation, as dp_accounting's `PrivacyAccountantTest` is inherited by each of its
+//! accountants: fresh accountants report nothing, `supports` agrees with `compose`, composing
+//! never lowers ε, ε never falls below the exact value where one is known, `epsilon` and
+//! `delta` are consistent, non-private events cost everything.
+
+use dp_core::DpError;
+use dp_core::accounting::{
+    Accountant, Event, ObjPert, PldAccountant, RdpAccountant, Selection, epsilon_of, gaussian,
+};
+
+/// Events every accountant must support.
+fn common_events() -> Vec<Event> {
+    vec![
+        Event::NoOp,
+        Event::gaussian(1.3).unwrap(),
+        Event::ObjPert(ObjPert::new(8.0, 10.0, 1.0, 1.0).unwrap()),
+        Event::dpsgd(0.01, 1.1, 200).unwrap(),
+        Event::Composed(vec![
+            Event::ObjPert(ObjPert::new(6.0, 4.0, 0.5, 2f64.sqrt()).unwrap()),
+            Event::gaussian(30.0).unwrap(),
+        ]),
+        Event::gaussian(2.0).unwrap().self_composed(5),
+    ]
+}
+
+fn contract<A: Accountant + Clone>(fresh: impl Fn() -> A, tolerance: f64) {
+    let name = fresh().name();
+    // A fresh accountant has spent nothing.
+    assert_eq!(fresh().epsilon(1e-5).unwrap(), 0.0, "{name}");
+    assert_eq!(fresh().delta(0.5).unwrap(), 0.0, "{name}");
+    for e in common_events() {
+        let what = format!("{name} {}", e.kind());
+        fresh().supports(&e).unwrap_or_else(|err| panic!("{what}: {err}"));
+        // Composing more never lowers ε or raises nothing.
+        let mut a = fresh();
+        let mut prev = 0.0;
+        for _ in 0..3 {
+            a.compose(&e, 1).unwrap();
+            let eps = a.epsilon(1e-5).unwrap();
+            assert!(eps >= prev, "{what}: {eps} < {prev}");
+            prev = eps;
+        }
+        // compose(e, 3) is three compositions of e.
+        let mut b = fresh();
+        b.compose(&e, 3).unwrap();
+        let (x, y) = (b.epsilon(1e-5).unwrap(), prev);
+        assert!(
+            (x - y).abs() <= tolerance * y.max(1e-12),
+            "{what}: compose(e, 3) = {x}, three compose(e, 1) = {y}"
+        );
+        // compose(e, 0) adds nothing.
+        let mut c = fresh();
+        c.compose(&e, 0).unwrap();
+        assert_eq!(c.epsilon(1e-5).unwrap(), 0.0, "{what}");
+        // ε(δ) and δ(ε) agree: δ at the reported ε is at most the δ asked for.
+        if y > 0.0 {
+            let d = b.delta(x).unwrap();
+            assert!(d <= 1e-5 * (1.0 + 1e-6), "{what}: δ({x}) = {d}");
+            // And a clearly smaller ε needs a larger δ (the answer is not needlessly loose).
+            assert!(b.delta(0.9 * x).unwrap() > 1e-5, "{what}");
+        }
+    }
+    // Never below the exact Gaussian privacy profile (Balle & Wang), and close to it.
+    for z in [0.7, 1.0, 3.0, 10.0] {
+        for delta in [1e-3, 1e-6, 1e-10] {
+            let exact = gaussian::epsilon(delta, z, 1.0).unwrap();
+            let got = epsilon_of(fresh(), &Event::gaussian(z).unwrap(), delta).unwrap();
+            assert!(got >= exact, "{name} z {z} δ {delta}: {got} < exact {exact}");
+            assert!(got <= 1.5 * exact + 0.05, "{name} z {z} δ {delta}: {got} ≫ {exact}");
+        }
+    }
+    // Non-private releases cost everything, whatever else was composed.
+    let mut a = fresh();
+    a.compose(&Event::gaussian(1.0).unwrap(), 1).unwrap();
+    a.compose(&Event::NonPrivate, 1).unwrap();
+    assert_eq!(a.epsilon(1e-5).unwrap(), f64::INFINITY, "{name}");
+    assert_eq!(a.delta(100.0).unwrap(), 1.0, "{name}");
+    // Out-of-range questions are errors naming the parameter.
+    assert!(matches!(
+        fresh().epsilon(0.0),
+        Err(DpError::OutOfRange { name: "delta", .. })
+    ));
+    assert!(matches!(
+        fresh().delta(-1.0),
+        Err(DpError::OutOfRange {
+            name: "epsilon",
+            ..
+        })
+    ));
+}
+
+/// `supports` says exactly what `compose` accepts.
+fn supports_matches_compose<A: Accountant>(fresh: impl Fn() -> A, events: &[Event]) {
+    for e in events {
+        let s = fresh().supports(e);
+        let c = fresh().compose(e, 1).map(|_| ());
+        assert_eq!(s.is_ok(), c.is_ok(), "{} {}: {s:?} vs {c:?}", fresh().name(), e.kind());
+        if let Err(err) = s {
+            assert!(matches!(err, DpError::Unsupported { .. }), "{err:?}");
+        }
+    }
+}
+
+fn selection() -> Event {
+    Event::dpsgd(0.01, 1.1, 200)
+        .unwrap()
+        .repeat_and_select(Selection::poisson(10.0).unwrap())
+}
+
+fn edge_events() -> Vec<Event> {
+    vec![
+        selection(),
+        Event::epsilon_delta(0.5, 0.0).unwrap(),
+        Event::epsilon_delta(0.5, 1e-6).unwrap(),
+        Event::poisson_sampled(0.1, Event::ObjPert(ObjPert::new(8.0, 10.0, 1.0, 1.0).unwrap()))
+            .unwrap(),
+        Event::poisson_sampled(1.0, Event::gaussian(2.0).unwrap()).unwrap(),
+    ]
+}
+
+#[test]
+fn rdp_accountant_meets_the_contract() {
+    contract(RdpAccountant::new, 1e-12);
+    supports_matches_compose(RdpAccountant::new, &edge_events());
+    let rdp = RdpAccountant::new();
+    assert!(rdp.supports(&selection()).is_ok());
+    assert!(rdp.supports(&Event::epsilon_delta(0.5, 1e-6).unwrap()).is_err());
+    // Pure ε-DP composes as min(ε, αε²/2) per order: k-fold is at most kε.
+    let e = epsilon_of(rdp.fresh(), &Event::epsilon_delta(0.1, 0.0).unwrap().self_composed(10), 1e-5);
+    assert!(e.unwrap() <= 1.0 + 1e-12);
+}
+
+#[test]
+fn pld_accountant_meets_the_contract() {
+    // Self-composition by FFT and step-by-step composition truncate differently.
+    contract(PldAccountant::new, 2e-3);
+    supports_matches_compose(PldAccountant::new, &edge_events());
+    let err = PldAccountant::new().supports(&selection()).unwrap_err();
+    assert!(
+        matches!(err, DpError::Unsupported { accountant: "PLD", event: "RepeatAndSelect", .. }),
+        "{err:?}"
+    );
+}
+
+/// The PLD accountant never reports more than RDP for the same event (it answers the smaller
+/// of the two valid bounds), including where its own discretisation budget is the looser one.
+#[test]
+fn pld_never_reports_more_than_rdp() {
+    let cases = [
+        (0.0124, 0.728, 5630, 2.31e-10),
+        (0.00708, 2.75, 8478, 1e-5),
+        (0.01, 1.1, 1000, 1e-8),
+    ];
+    for (q, z, t, delta) in cases {
+        let e = Event::dpsgd(q, z, t).unwrap();
+        let rdp = epsilon_of(RdpAccountant::new(), &e, delta).unwrap();
+        let pld = epsilon_of(PldAccountant::new(), &e, delta).unwrap();
+        assert!(pld <= rdp, "q {q} z {z} T {t} δ {delta}: PLD {pld} > RDP {rdp}");
+    }
+    // The anchor case: PLD is strictly tighter there (0.914 vs 1.000).
+    let e = Event::dpsgd(0.00708, 2.75, 8478).unwrap();
+    let pld = epsilon_of(PldAccountant::new(), &e, 1e-5).unwrap();
+    assert!((pld - 0.914).abs() < 0.005, "{pld}");
+}
