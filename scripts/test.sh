@@ -5,3 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datasets/raw}"
 cargo test --workspace --locked "$@"
+# The README's "Adding your own learner" example, end to end: it must keep compiling and running.
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+cargo run --locked --quiet -p dp-bench --example output_perturbation -- "$out/output-perturbation"

@@ -195,6 +195,9 @@ fn main() -> anyhow::Result<()> {
     let report = runner::run(&cfg, &dir, false)?;
     let summary = std::fs::read_to_string(report.dir.join("summary.md"))
         .with_context(|| format!("no summary in {}", dir.display()))?;
-    println!("{} cells in {:.1} s\n{summary}", report.total, report.seconds);
+    println!(
+        "{} cells in {:.1} s\n{summary}",
+        report.total, report.seconds
+    );
     Ok(())
 }

@@ -37,7 +37,7 @@ fn figures_cli_writes_accountant_figures_to_the_default_folder_and_skips_fig2() 
         err.contains("Figure 2 skipped") && err.contains("Tables 1-2 skipped"),
         "{err}"
     );
-    assert!(err.contains("configs/adult.toml"), "{err}");
+    assert!(err.contains("configs/redberg2023/adult.toml"), "{err}");
 }
 
 #[test]

@@ -200,7 +200,7 @@ fn objpert_bounds_are_ordered() {
 }
 
 #[test]
-fn alg1_calibration_matches_the_sheet_check_value() {
+fn alg1_calibration_matches_the_derivations_check_value() {
     let m = json(&[
         "alg1",
         "--epsilon",

@@ -4,10 +4,10 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::accounting::objpert::ObjPert;
 use dp_core::accounting::rdp_curve::default_orders;
 use dp_core::accounting::subsampled_gaussian::{calibrate_noise_multiplier, dpsgd_epsilon};
+use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::Alg1Spec;
 
 fn dpsgd(c: &mut Criterion) {

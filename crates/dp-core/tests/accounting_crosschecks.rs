@@ -1,8 +1,6 @@
 //! Cross-module checks of the RDP-side accountants: DP-SGD anchor values, grid quality,
 //! reductions between mechanisms, and lower bounds that no accountant may cross.
 
-use dp_core::accounting::{Event, RdpAccountant, Target, epsilon_of};
-use dp_core::learn::{Alg1Spec, Mechanism};
 use dp_core::accounting::gaussian;
 use dp_core::accounting::objpert::ObjPert;
 use dp_core::accounting::private_selection::{
@@ -12,6 +10,8 @@ use dp_core::accounting::rdp_curve::{RdpCurve, default_orders};
 use dp_core::accounting::subsampled_gaussian::{
     calibrate_noise_multiplier, dpsgd_curve, dpsgd_epsilon,
 };
+use dp_core::accounting::{Event, RdpAccountant, Target, epsilon_of};
+use dp_core::learn::{Alg1Spec, Mechanism};
 
 /// A dense geometric grid (1% spacing) merged with the default one: a continuum proxy.
 fn fine_orders(max: f64) -> Vec<f64> {

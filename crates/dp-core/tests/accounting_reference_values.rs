@@ -16,7 +16,7 @@ use dp_core::special::norm_cdf;
 /// digits; no code of this crate). From the repository root,
 /// `python3 crates/dp-core/tests/reference/subsampled_gaussian_mpmath.py` prints the table
 /// and `... -j 2 --check crates/dp-core/tests/accounting_reference_values.rs` compares it with
-/// this one (`pip install mpmath==1.3.0`; about two minutes on two cores). The method:
+/// this one (`pip install mpmath==1.3.0`; under two minutes with `-j 2`). The method:
 /// `A_α − 1 = E_{x∼N(0,z²)}[(1+u)^α − 1 − αu]`, `u = q(e^{(2x−1)/(2z²)} − 1)` (a non-negative
 /// integrand, so A_α − 1 keeps its relative precision), integrated by `mpmath.quad` over
 /// [−60z − 1, α + 60z + 1] split at 0, ½, α, ±{1,2,5,10,20}·z around 0 and α, around the

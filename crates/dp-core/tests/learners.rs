@@ -215,8 +215,7 @@ fn alg1_paper_setting_on_adult_shaped_data() {
     let data = GlmData::new(&x, &y).unwrap();
     let base = logistic_regression(&data, 1e-4).unwrap();
     let base_acc = accuracy(&x, &y, &base);
-    let out = run_alg1(&data, &paper_alg1(6.86, 4.02), 0)
-    .unwrap();
+    let out = run_alg1(&data, &paper_alg1(6.86, 4.02), 0).unwrap();
     assert!(out.grad_norm <= 0.01 && out.iterations < 100, "{out:?}");
     let acc = accuracy(&x, &y, &out.theta);
     let majority = y.iter().filter(|&&v| v < 0.0).count() as f64 / y.len() as f64;

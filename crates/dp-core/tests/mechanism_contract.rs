@@ -50,14 +50,32 @@ fn algorithm_one() {
     }
     let p = Alg1Spec::paper();
     assert_eq!(out_of_range(p.with_noise(5.0, 0.4)), "lambda");
-    assert_eq!(out_of_range(Alg1Spec { clip: -1.0, ..p }.with_noise(5.0, 2.0)), "clip");
-    assert_eq!(out_of_range(Alg1Spec { tau: -1.0, ..p }.with_noise(5.0, 2.0)), "tau");
     assert_eq!(
-        out_of_range(Alg1Spec { sigma_out: f64::NAN, ..p }.with_noise(5.0, 2.0)),
+        out_of_range(Alg1Spec { clip: -1.0, ..p }.with_noise(5.0, 2.0)),
+        "clip"
+    );
+    assert_eq!(
+        out_of_range(Alg1Spec { tau: -1.0, ..p }.with_noise(5.0, 2.0)),
+        "tau"
+    );
+    assert_eq!(
+        out_of_range(
+            Alg1Spec {
+                sigma_out: f64::NAN,
+                ..p
+            }
+            .with_noise(5.0, 2.0)
+        ),
         "sigma-out"
     );
     assert_eq!(
-        out_of_range(Alg1Spec { loss: GlmLoss::Huber { h: 0.0 }, ..p }.with_noise(5.0, 2.0)),
+        out_of_range(
+            Alg1Spec {
+                loss: GlmLoss::Huber { h: 0.0 },
+                ..p
+            }
+            .with_noise(5.0, 2.0)
+        ),
         "huber-h"
     );
 }
@@ -70,19 +88,53 @@ fn dpsgd() {
     let target = Target::new(1.0, 1e-5).unwrap();
     let probe = sgd(500, 0.05, 1.0).unwrap();
     let bracket = dpsgd_bracket(probe.sampling_rate, probe.steps as u64, target).unwrap();
-    let z = calibrate(|| rdp.fresh(), |z| Ok(sgd(500, 0.05, z)?.event()), target, bracket).unwrap();
+    let z = calibrate(
+        || rdp.fresh(),
+        |z| Ok(sgd(500, 0.05, z)?.event()),
+        target,
+        bracket,
+    )
+    .unwrap();
     contract(&sgd(500, 0.05, z).unwrap(), &data, target);
     let good = sgd(500, 0.05, 1.0).unwrap();
-    assert_eq!(out_of_range(DpSgd { clip: 0.0, ..good.clone() }.checked()), "clip");
     assert_eq!(
-        out_of_range(DpSgd { noise_multiplier: -1.0, ..good.clone() }.checked()),
+        out_of_range(
+            DpSgd {
+                clip: 0.0,
+                ..good.clone()
+            }
+            .checked()
+        ),
+        "clip"
+    );
+    assert_eq!(
+        out_of_range(
+            DpSgd {
+                noise_multiplier: -1.0,
+                ..good.clone()
+            }
+            .checked()
+        ),
         "noise-multiplier"
     );
     assert_eq!(
-        out_of_range(DpSgd { sampling_rate: 1.5, ..good.clone() }.checked()),
+        out_of_range(
+            DpSgd {
+                sampling_rate: 1.5,
+                ..good.clone()
+            }
+            .checked()
+        ),
         "sampling-rate"
     );
-    assert!(DpSgd { optimizer: Optimizer::adam(-1.0), ..good }.checked().is_err());
+    assert!(
+        DpSgd {
+            optimizer: Optimizer::adam(-1.0),
+            ..good
+        }
+        .checked()
+        .is_err()
+    );
 }
 
 #[test]

@@ -168,8 +168,19 @@ impl Config {
             let mut table = spanned.into_inner();
             let kind = match table.remove("kind") {
                 Some(toml::Value::String(k)) => k,
-                Some(other) => return Err(at(format!("key `methods.{name}.kind` = {other} must be a string")).into()),
-                None => return Err(at(format!("table `methods.{name}` needs a `kind` ({})", kinds())).into()),
+                Some(other) => {
+                    return Err(at(format!(
+                        "key `methods.{name}.kind` = {other} must be a string"
+                    ))
+                    .into());
+                }
+                None => {
+                    return Err(at(format!(
+                        "table `methods.{name}` needs a `kind` ({})",
+                        kinds()
+                    ))
+                    .into());
+                }
             };
             let Some(entry) = registry.entry(&kind) else {
                 return Err(at(format!(
@@ -347,14 +358,46 @@ tuning = "honest"
     #[test]
     fn method_ranges_are_refused_naming_the_key() {
         for (from, to, key) in [
-            ("kind = \"alg1\"", "kind = \"alg1\"\ntau = 0.0", "methods.alg1.tau`"),
-            ("kind = \"alg1\"", "kind = \"alg1\"\nsigma_out = -1.0", "methods.alg1.sigma_out`"),
-            ("kind = \"alg1\"", "kind = \"alg1\"\nclip = 0.0", "methods.alg1.clip`"),
-            ("kind = \"alg1\"", "kind = \"alg1\"\nnoise_factor = 0.5", "methods.alg1.noise_factor`"),
-            ("tuning = \"honest\"", "tuning = \"honest\"\nlr_min = 1.0", "methods.dpsgd_honest.lr_min`"),
-            ("tuning = \"honest\"", "tuning = \"honest\"\nclip = -1.0", "methods.dpsgd_honest.clip`"),
-            ("tuning = \"honest\"", "tuning = \"honest\"\ntail_prob = 1.0", "methods.dpsgd_honest.tail_prob`"),
-            ("tuning = \"honest\"", "tuning = \"honest\"\nepochs = 0", "methods.dpsgd_honest.epochs`"),
+            (
+                "kind = \"alg1\"",
+                "kind = \"alg1\"\ntau = 0.0",
+                "methods.alg1.tau`",
+            ),
+            (
+                "kind = \"alg1\"",
+                "kind = \"alg1\"\nsigma_out = -1.0",
+                "methods.alg1.sigma_out`",
+            ),
+            (
+                "kind = \"alg1\"",
+                "kind = \"alg1\"\nclip = 0.0",
+                "methods.alg1.clip`",
+            ),
+            (
+                "kind = \"alg1\"",
+                "kind = \"alg1\"\nnoise_factor = 0.5",
+                "methods.alg1.noise_factor`",
+            ),
+            (
+                "tuning = \"honest\"",
+                "tuning = \"honest\"\nlr_min = 1.0",
+                "methods.dpsgd_honest.lr_min`",
+            ),
+            (
+                "tuning = \"honest\"",
+                "tuning = \"honest\"\nclip = -1.0",
+                "methods.dpsgd_honest.clip`",
+            ),
+            (
+                "tuning = \"honest\"",
+                "tuning = \"honest\"\ntail_prob = 1.0",
+                "methods.dpsgd_honest.tail_prob`",
+            ),
+            (
+                "tuning = \"honest\"",
+                "tuning = \"honest\"\nepochs = 0",
+                "methods.dpsgd_honest.epochs`",
+            ),
             ("experiment = \"t\"", "paper = \"nope\"", "`paper`"),
         ] {
             let bad = GOOD.replace(from, to);

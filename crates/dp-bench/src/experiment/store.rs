@@ -157,8 +157,18 @@ fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
     let (method, kind, key, details) = (s("method")?, s("kind")?, s("key")?, s("details")?);
     let (epsilon, delta, accuracy) = (f("epsilon")?, f("delta")?, f("accuracy")?);
     let (eps_acc, wall) = (f("epsilon_accounted")?, f("wall_ms")?);
-    let trial: Vec<u32> = df.column("trial")?.u32()?.iter().map(|v| v.unwrap_or(0)).collect();
-    let seed: Vec<u64> = df.column("seed")?.u64()?.iter().map(|v| v.unwrap_or(0)).collect();
+    let trial: Vec<u32> = df
+        .column("trial")?
+        .u32()?
+        .iter()
+        .map(|v| v.unwrap_or(0))
+        .collect();
+    let seed: Vec<u64> = df
+        .column("seed")?
+        .u64()?
+        .iter()
+        .map(|v| v.unwrap_or(0))
+        .collect();
     (0..n)
         .map(|i| {
             Ok(CellRecord {

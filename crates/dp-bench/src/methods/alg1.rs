@@ -73,8 +73,13 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
     // A release needs a positive threshold and output noise, and σ < σ_G can never be
     // private (Lemma 3.4).
     ensure(c.tau > 0.0, "tau", c.tau, "must be > 0 and finite").map_err(param_error)?;
-    ensure(c.sigma_out > 0.0, "sigma_out", c.sigma_out, "must be > 0 and finite")
-        .map_err(param_error)?;
+    ensure(
+        c.sigma_out > 0.0,
+        "sigma_out",
+        c.sigma_out,
+        "must be > 0 and finite",
+    )
+    .map_err(param_error)?;
     ensure(
         c.noise_factor >= 1.0 && c.noise_factor.is_finite(),
         "noise_factor",

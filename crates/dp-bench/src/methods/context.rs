@@ -2,8 +2,8 @@
 //! the config vocabulary methods have in common (losses, optimisers).
 
 use anyhow::Context as _;
-use dp_core::accounting::{RdpAccountant, epsilon_of};
 use dp_core::accounting::event::Event;
+use dp_core::accounting::{RdpAccountant, epsilon_of};
 use dp_core::learn::{GlmData, GlmLoss, Optimizer};
 use serde::{Deserialize, Serialize};
 
@@ -134,4 +134,3 @@ pub fn public_row_norm_bound(d: &DatasetConfig) -> anyhow::Result<f64> {
 pub fn test_accuracy(ctx: &Context<'_>, theta: &[f64]) -> f64 {
     100.0 * dp_core::learn::accuracy(&ctx.test.x, &ctx.test.y, theta)
 }
-

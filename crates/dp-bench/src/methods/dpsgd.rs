@@ -168,8 +168,11 @@ impl Method for DpsgdConfig {
     /// Calibrates z for the cell's target (for one run, or for the tuned procedure), trains
     /// every candidate and keeps every score.
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
-        let (q, steps) =
-            poisson_schedule(ctx.train.n(), self.batch_size as usize, self.epochs as usize);
+        let (q, steps) = poisson_schedule(
+            ctx.train.n(),
+            self.batch_size as usize,
+            self.epochs as usize,
+        );
         let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
         let bracket = dpsgd_bracket(q, steps as u64, target)?;
         let score = |theta: &[f64]| test_accuracy(ctx, theta);

@@ -11,7 +11,9 @@ use std::fmt::Debug;
 
 use serde::de::DeserializeOwned;
 
-pub use context::{Context, LossKind, OptimizerKind, Prepared, public_row_norm_bound, test_accuracy};
+pub use context::{
+    Context, LossKind, OptimizerKind, Prepared, public_row_norm_bound, test_accuracy,
+};
 
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;

@@ -11,7 +11,7 @@ use crate::accounting::accountant::{Accountant, epsilon_of};
 use crate::accounting::event::Event;
 use crate::error::{DpError, Result};
 
-/// Relative width of the final bracket (the brief asks for ≤ 1e-10).
+/// Relative width of the final bracket (`docs/derivations.md` §1 asks for ≤ 1e-10).
 pub const REL_TOL: f64 = 1e-11;
 
 /// Largest factor by which the bracket search may move away from `start` (in `x − lo`).

@@ -175,6 +175,9 @@ mod tests {
     fn events_serialise_with_their_parameters() {
         let e = Event::dpsgd(0.01, 1.1, 100).unwrap();
         let s = serde_json::to_string(&e).unwrap();
-        assert!(s.contains("\"rate\":0.01") && s.contains("1.1") && s.contains("100"), "{s}");
+        assert!(
+            s.contains("\"rate\":0.01") && s.contains("1.1") && s.contains("100"),
+            "{s}"
+        );
     }
 }

@@ -26,8 +26,8 @@ use std::sync::OnceLock;
 
 use crate::accounting::calibrate::{Bracket, Target, calibrate};
 use crate::accounting::event::Event;
-use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::accounting::quadrature::log_integrate;
+use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::accounting::rdp_curve::{RdpCurve, check_order};
 use crate::error::{DpError, Result, check_delta, check_positive, ensure};
 use crate::special::{LN_SQRT_2PI, log_add_exp, log_norm_cdf, log_sub_exp, log1m_exp};

@@ -109,16 +109,15 @@ impl Alg1Spec {
             hi: f64::INFINITY,
         };
         let event_of = |lambda: f64| Ok(self.with_noise(sigma, lambda)?.event());
-        let lambda = calibrate(|| accountant.fresh(), event_of, target, bracket).map_err(|e| {
-            match e {
+        let lambda =
+            calibrate(|| accountant.fresh(), event_of, target, bracket).map_err(|e| match e {
                 DpError::Calibration(msg) => DpError::Calibration(format!(
                     "no lambda > beta = {beta} makes Algorithm 1 ({}, {})-DP with sigma = {sigma} \
                      (noise factor {noise_factor}): {msg}",
                     target.epsilon, target.delta
                 )),
                 other => other,
-            }
-        })?;
+            })?;
         self.with_noise(sigma, lambda)
     }
 }
@@ -188,7 +187,7 @@ impl Mechanism for Alg1 {
         let output = if s.tau == 0.0 {
             Event::NoOp // θ̃ = θᴾ: nothing beyond objective perturbation is released
         } else if s.sigma_out == 0.0 {
-            Event::NonPrivate
+            return Event::NonPrivate; // θ̃ itself is released
         } else {
             // θ̃ − θᴾ has ℓ2 sensitivity 2τ/λ; noise σ_out.
             Event::Gaussian {

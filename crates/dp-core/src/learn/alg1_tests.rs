@@ -1,5 +1,5 @@
 use super::*;
-use crate::accounting::accountant::{Accountant, epsilon_of};
+use crate::accounting::accountant::epsilon_of;
 use crate::learn::synthetic::halfspace;
 
 fn eps(m: &Alg1, delta: f64) -> f64 {
@@ -53,8 +53,14 @@ fn rdp_is_objpert_plus_gaussian_output_term() {
         sigma_out: 0.0,
         ..spec
     };
-    assert_eq!(bare.with_noise(6.0, 4.0).unwrap().event(), Event::NonPrivate);
-    assert_eq!(spec.with_noise(0.0, 4.0).unwrap().event(), Event::NonPrivate);
+    assert_eq!(
+        bare.with_noise(6.0, 4.0).unwrap().event(),
+        Event::NonPrivate
+    );
+    assert_eq!(
+        spec.with_noise(0.0, 4.0).unwrap().event(),
+        Event::NonPrivate
+    );
 }
 
 #[test]
@@ -93,7 +99,10 @@ fn impossible_targets_and_bad_settings_error_by_name() {
         ),
         "sigma-out"
     );
-    assert_eq!(name(Alg1Spec { clip: 0.0, ..p }.with_noise(5.0, 2.0)), "clip");
+    assert_eq!(
+        name(Alg1Spec { clip: 0.0, ..p }.with_noise(5.0, 2.0)),
+        "clip"
+    );
     assert_eq!(name(p.with_noise(5.0, 0.5)), "lambda"); // = β
     assert_eq!(name(p.with_noise(-1.0, 2.0)), "sigma");
     assert_eq!(name(p.calibrate(0.0, t, &rdp)), "noise-factor");

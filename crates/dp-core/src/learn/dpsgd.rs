@@ -9,12 +9,12 @@
 
 use super::data::GlmData;
 use super::loss::GlmLoss;
+use super::mechanism::Mechanism;
 use super::optimizer::{Optimizer, OptimizerState};
 use super::poisson_sampler::PoissonSampler;
 use super::prefetch;
-use crate::error::{Result, check_nonnegative, check_positive, ensure};
-use super::mechanism::Mechanism;
 use crate::accounting::event::Event;
+use crate::error::{Result, check_nonnegative, check_positive, ensure};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;

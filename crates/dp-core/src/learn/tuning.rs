@@ -57,7 +57,12 @@ impl Candidates {
                 ensure(lo <= hi, "lr-min", *lo, "must be <= lr-max")
             }
             Candidates::List(v) => {
-                ensure(!v.is_empty(), "candidates", 0.0, "must list at least one value")?;
+                ensure(
+                    !v.is_empty(),
+                    "candidates",
+                    0.0,
+                    "must list at least one value",
+                )?;
                 v.iter()
                     .try_for_each(|&x| ensure(x.is_finite(), "candidates", x, "must be finite"))
             }

@@ -12,11 +12,21 @@ fn run_counts_have_the_selection_mean() {
         Selection::from_shape_mean(0.5, 8.0).unwrap(),
     ] {
         let n = 40_000;
-        let draws: Vec<usize> = (0..n).map(|_| sample_runs(&sel, &mut rng).unwrap()).collect();
+        let draws: Vec<usize> = (0..n)
+            .map(|_| sample_runs(&sel, &mut rng).unwrap())
+            .collect();
         let mean = draws.iter().sum::<usize>() as f64 / n as f64;
-        let var = draws.iter().map(|&k| (k as f64 - mean).powi(2)).sum::<f64>() / n as f64;
+        let var = draws
+            .iter()
+            .map(|&k| (k as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n as f64;
         let se = (var / n as f64).sqrt();
-        assert!((mean - sel.mean()).abs() < 5.0 * se, "{sel:?}: {mean} vs {}", sel.mean());
+        assert!(
+            (mean - sel.mean()).abs() < 5.0 * se,
+            "{sel:?}: {mean} vs {}",
+            sel.mean()
+        );
         if !matches!(sel, Selection::Poisson { .. }) {
             assert!(draws.iter().all(|&k| k >= 1), "truncated at 1");
         }
@@ -31,7 +41,7 @@ fn candidates_draw_inside_their_range() {
     let u = Candidates::LogUniform { lo: 1e-4, hi: 1e-1 }.draw(2000, &mut rng);
     assert!(u.iter().all(|&v| (1e-4..=1e-1).contains(&v)));
     // Log-uniform: half the draws below the geometric mean.
-    let below = u.iter().filter(|&&v| v < 1e-2_f64.sqrt() * 1e-1_f64.sqrt()).count();
+    let below = u.iter().filter(|&&v| v < (1e-4_f64 * 1e-1).sqrt()).count();
     assert!((below as f64 / 2000.0 - 0.5).abs() < 0.05, "{below}");
     let l = Candidates::List(vec![0.1, 0.2]).draw(100, &mut rng);
     assert!(l.iter().all(|v| *v == 0.1 || *v == 0.2) && l.contains(&0.1) && l.contains(&0.2));
@@ -110,5 +120,5 @@ fn ties_release_the_last_best_run() {
     let (_, rep) = best_of(|lr| sgd(lr, 1.0), &[0.1, 0.2, 0.3], &data, 7, |_| 1.0).unwrap();
     assert_eq!(rep.chosen, Some(0.3));
     let (theta, rep) = best_of(|lr| sgd(lr, 1.0), &[], &data, 7, |_| 1.0).unwrap();
-    assert_eq!((rep.runs, rep.chosen, theta), (0, None, vec![0.0; 4]));
+    assert_eq!((rep.runs, rep.chosen, theta), (0, None, vec![0.0; 3]));
 }

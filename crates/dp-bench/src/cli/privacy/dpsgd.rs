@@ -101,7 +101,7 @@ pub fn run(a: DpsgdArgs) -> anyhow::Result<Answer> {
     // What the accountant cannot bound is its own answer, not a rule of this command.
     let supported = |e: dp_core::DpError| match e {
         dp_core::DpError::Unsupported { .. } => {
-            anyhow::Error::from(UsageError(format!("{e}; drop --tuning or use --accountant rdp")))
+            anyhow::Error::from(UsageError(format!("--tuning: {e}")))
         }
         other => flag_error(other),
     };

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::figures::csv::{LongCsv, Table};
-use crate::figures::{Outcome, save};
 use crate::experiment::report::accuracy_panel;
 use crate::experiment::summary::SummaryRow;
+use crate::figures::csv::{LongCsv, Table};
+use crate::figures::{Outcome, save};
 use crate::plot::Figure;
 
 /// Config stems (= results folders) of the paper's datasets, with display names, in the
@@ -204,7 +204,9 @@ pub(crate) mod tests {
         match write(&out, &dir.path().join("results")).unwrap() {
             Outcome::Skipped(msg) => {
                 assert!(
-                    msg.contains("cargo run --release -p dp-bench -- configs/adult.toml"),
+                    msg.contains(
+                        "cargo run --release -p dp-bench -- configs/redberg2023/adult.toml"
+                    ),
                     "{msg}"
                 );
                 assert!(msg.contains("reproduce-redberg2023.sh"), "{msg}");
@@ -229,7 +231,7 @@ pub(crate) mod tests {
         };
         assert_eq!(files.len(), 3);
         let t = Table::read(&out.join("fig2.csv")).unwrap();
-        assert_eq!(t.rows.len(), 2 * 3 * eps.len());
+        assert_eq!(t.rows.len(), 2 * METHODS.len() * eps.len());
         let datasets: std::collections::BTreeSet<&str> = (0..t.rows.len())
             .map(|i| t.text(i, "dataset").unwrap())
             .collect();

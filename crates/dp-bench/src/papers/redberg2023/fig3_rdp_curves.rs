@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use dp_core::accounting::{gaussian, half_normal};
 
-use crate::figures::csv::LongCsv;
 use super::Setting;
+use crate::figures::csv::LongCsv;
 use crate::figures::{geomspace, save};
 use crate::plot::{Figure, Panel, Series};
 

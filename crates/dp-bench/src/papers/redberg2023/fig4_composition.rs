@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use dp_core::accounting::default_orders;
 use dp_core::accounting::pld::{Pld, PldConfig};
 
-use crate::figures::csv::LongCsv;
 use super::Setting;
+use crate::figures::csv::LongCsv;
 use crate::figures::{linspace, save};
 use crate::plot::{Figure, Panel, Series};
 

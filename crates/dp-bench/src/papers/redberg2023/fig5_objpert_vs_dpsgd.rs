@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use dp_core::accounting::gaussian;
 use dp_core::accounting::subsampled_gaussian::dpsgd_curve;
 
-use crate::figures::csv::LongCsv;
 use super::Setting;
+use crate::figures::csv::LongCsv;
 use crate::figures::{geomspace, save};
 use crate::plot::{Figure, Panel, Series};
 

@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::figures::Outcome;
 use super::fig2_accuracy::{DatasetResults, load, missing_message, run_command};
 use crate::experiment::store::write_atomic;
+use crate::figures::Outcome;
 
 /// One of the paper's tables: dataset stem, caption and rows `[ε, Dishonest, Alg 1, Honest]`
 /// in percent.
@@ -136,8 +136,8 @@ pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::fig2_accuracy::tests::fake_summary;
+    use super::*;
 
     #[test]
     fn figures_tables_put_ours_beside_the_paper_and_name_missing_runs() {
@@ -175,7 +175,7 @@ mod tests {
         );
         assert!(
             md.contains(
-                "No results yet: run `cargo run --release -p dp-bench -- configs/synthetic-l.toml`"
+                "No results yet: run `cargo run --release -p dp-bench -- configs/redberg2023/synthetic-l.toml`"
             ),
             "{md}"
         );

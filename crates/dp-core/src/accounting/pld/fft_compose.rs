@@ -5,12 +5,15 @@
 //!   bound (Koskela et al.; dp_accounting's `compute_self_convolve_bounds`); the bound on the
 //!   mass outside the window, which the cyclic FFT aliases into it, is added;
 //! - FFT round-off: an ℓ1 bound on the error (see [`fft_gamma`]), evaluated on the actual
-//!   spectra, is added and negative outputs are clamped to 0.
+//!   spectra, is added and negative outputs are clamped to 0. For the k-th power of a
+//!   spectrum the forward error is amplified k-fold, so the frequencies where that matters
+//!   are recomputed in double-double (`spectrum.rs`).
 
 use rustfft::FftPlanner;
 use rustfft::num_complex::Complex64;
 
 use super::pmf::Pmf;
+use super::spectrum;
 use crate::error::{Result, ensure};
 use crate::special::log_sum_exp;
 
@@ -97,26 +100,20 @@ pub(crate) fn self_convolve(a: &Pmf, k: u64, tail_mass: f64) -> Result<Pmf> {
     }
     let mut planner = FftPlanner::<f64>::new();
     planner.plan_fft_forward(len).process(&mut buf);
-    // Σ|X_f|^{2(k−1)} weighs the forward-transform error as the power amplifies it.
-    let mut amplification = 0.0;
-    let mut power = SpectrumSums::default();
-    for z in buf.iter_mut() {
-        let prev = powu(*z, k - 1);
-        amplification += prev.norm_sqr();
-        *z *= prev;
-        power.add(*z);
-    }
+    // Forward error per frequency ≤ γ·Σp, plus ≤ 2u·Σp if the support was folded onto itself.
+    let gamma = fft_gamma(len);
+    let forward = gamma + 2.0 * UNIT_ROUNDOFF;
+    let spectrum_error = spectrum::power_spectrum(&mut buf, a.probs(), a.offset(), k, forward);
+    let power_l1: f64 = buf.iter().map(|z| z.norm()).sum();
     planner.plan_fft_inverse(len).process(&mut buf);
     let scale = 1.0 / len as f64;
     let probs = (window.lo..=window.hi)
         .map(|j| (buf[j.rem_euclid(len as i64) as usize].re * scale).max(0.0))
         .collect();
     let composed_infinity = -(k as f64 * (-a.infinity_mass()).ln_1p()).exp_m1();
-    let kf = k as f64;
-    let gamma = fft_gamma(len);
-    let round_off = kf * gamma * amplification.sqrt()
-        + 6.0 * kf.log2() * UNIT_ROUNDOFF * power.l2()
-        + gamma * power.l1;
+    // Powered-spectrum error (ℓ2, hence ℓ1 of the output), inverse transform, and the 1/len
+    // scaling (≤ 2u relative per output, on a total mass ≤ 1 + the other terms).
+    let round_off = spectrum_error + gamma * power_l1 + 3.0 * UNIT_ROUNDOFF;
     let infinity_mass = (composed_infinity + window.outside_mass + round_off).min(1.0);
     Ok(Pmf::from_parts(a.grid_step(), window.lo, probs, infinity_mass).truncate_tails(0.0))
 }
@@ -273,21 +270,6 @@ fn minimise_log_scale(f: impl Fn(f64) -> f64) -> f64 {
         .exp()
 }
 
-/// z^k by repeated squaring (relative error ≈ 2 log₂k ulps).
-fn powu(mut z: Complex64, mut k: u64) -> Complex64 {
-    let mut acc = Complex64::new(1.0, 0.0);
-    while k > 0 {
-        if k & 1 == 1 {
-            acc *= z;
-        }
-        k >>= 1;
-        if k > 0 {
-            z *= z;
-        }
-    }
-    acc
-}
-
 /// Unit round-off of f64.
 const UNIT_ROUNDOFF: f64 = 0.5 * f64::EPSILON;
 
@@ -298,7 +280,7 @@ const UNIT_ROUNDOFF: f64 = 0.5 * f64::EPSILON;
 /// The ℓ1 round-off bounds in this file follow from it: an inverse transform (with the 1/len
 /// scaling) adds ≤ γ Σ_f |Y_f| in ℓ1, and an error spectrum E maps to an ℓ1 output error
 /// ≤ ‖E‖₂ (Parseval with ‖·‖₁ ≤ √len ‖·‖₂). For the k-th power, the forward error is
-/// amplified to k|X_f|^{k−1}γ at frequency f.
+/// amplified to k|X_f|^{k−1}γ at frequency f (see `spectrum.rs`).
 fn fft_gamma(len: usize) -> f64 {
     8.0 * UNIT_ROUNDOFF * (len as f64).log2().max(1.0)
 }
@@ -463,15 +445,5 @@ mod tests {
         let small = convolve(&Pmf::new(0.1, 0, vec![0.5, 0.5], 0.0).unwrap(), &a).unwrap();
         assert_eq!(small.probs().len(), 301);
         assert_eq!(small.infinity_mass(), 0.01);
-    }
-
-    #[test]
-    fn powu_matches_powi() {
-        let z = Complex64::new(0.3, -0.8);
-        for k in [0u64, 1, 2, 5, 17, 100] {
-            let p = powu(z, k);
-            let q = z.powi(k as i32);
-            assert!((p - q).norm() < 1e-14 * q.norm().max(1e-300) + 1e-300);
-        }
     }
 }

@@ -16,18 +16,21 @@
 //!   the upper tail split between the top grid point and +∞, so each cut adds ≤ τ/2 to δ;
 //! - k-fold composition keeps a Chernoff window with outside mass ≤ τ, charged to m_∞;
 //! - FFT round-off is charged to m_∞ through an ℓ1 error bound evaluated on the spectra
-//!   (≈1e-10 for 10⁴ DP-SGD steps); other floating-point error (≈1e-11 relative) is covered
-//!   by [`ROUND_OFF_MARGIN`].
+//!   (≈1e-13 for 10⁴ DP-SGD steps: the low frequencies, where a k-fold power would amplify
+//!   the forward FFT's error k-fold, are recomputed in double-double); other floating-point
+//!   error (≈1e-11 relative) is covered by [`ROUND_OFF_MARGIN`].
 //!
 //! So δ_PLD(ε) − δ_true(ε) ≤ (discretisation gap) + (k + 1)·τ + (round-off), with the first
 //! term shrinking with h. The defaults (h = 1e-4, τ = 1e-15) give ε within ~1e-4 of the
 //! fine-grid limit for 10⁴ DP-SGD steps at δ = 1e-5.
 
+mod dd;
 mod discretise;
 mod fft_compose;
 mod gaussian;
 mod objpert;
 mod pmf;
+mod spectrum;
 mod subsampled_gaussian;
 
 pub use pmf::Pmf;

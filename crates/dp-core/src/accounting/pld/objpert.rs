@@ -2,8 +2,9 @@
 //! ω = c + s²/2 + |N(0, s²)| with c = −log(1 − β/λ), s = L/σ. Its Q-measure,
 //! Q(ω ∈ ·) = E_P[e^{−ω}; ω ∈ ·], has total mass 2e^{−c}Φ(−s) < 1:
 //! Q(ω > l) = 2 e^{−c} Φ(−u − s) with u = (l − c − s²/2)/s ≥ 0. Then
-//! δ(ε) = P(ω > ε) − e^ε Q(ω > ε) reproduces the profile as restated in formulas.md §4 (the
-//! paper's displayed Theorem 3.1 has typos in its subscripts; the sheet is followed).
+//! δ(ε) = P(ω > ε) − e^ε Q(ω > ε) reproduces the profile as restated in `docs/derivations.md` §4 (the
+//! paper's displayed Theorem 3.1 has typos in its subscripts; `docs/derivations.md` is
+//! followed).
 
 use std::f64::consts::{LN_2, SQRT_2};
 
