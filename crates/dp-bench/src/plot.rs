@@ -70,7 +70,7 @@ pub struct Figure {
 const PANEL_W: u32 = 760;
 const PANEL_H: u32 = 480;
 const TITLE_H: u32 = 50;
-const LEGEND_W: u32 = 210;
+const LEGEND_W: u32 = 250;
 
 const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),
@@ -300,8 +300,8 @@ fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let font = ("sans-serif", 15).into_font();
+    let mut y = 60;
     for (i, s) in p.series.iter().enumerate() {
-        let y = 60 + 28 * i as i32;
         let color = style_of(i);
         if s.dashed {
             area.draw(&PathElement::new(
@@ -318,7 +318,13 @@ fn draw_legend<DB: DrawingBackend>(
                 color.stroke_width(3),
             ))?;
         }
-        area.draw(&Text::new(s.name.clone(), (38, y - 8), font.clone()))?;
+        // A name may span lines ('\n'), e.g. a method and whether its privacy is certified.
+        let lines: Vec<&str> = s.name.lines().collect();
+        for (j, line) in lines.iter().enumerate() {
+            let top = y - 8 + 18 * j as i32;
+            area.draw(&Text::new(line.to_string(), (38, top), font.clone()))?;
+        }
+        y += 28 + 18 * lines.len().saturating_sub(1) as i32;
     }
     Ok(())
 }

@@ -170,6 +170,35 @@ fn gaussian_modes_are_consistent() {
 }
 
 #[test]
+fn gaussian_calibration_is_on_the_safe_side_for_every_accountant() {
+    let mut sigmas = Vec::new();
+    for acc in ["exact", "pld", "rdp"] {
+        let common = ["--compositions", "10", "--accountant", acc];
+        let mut a = vec!["gaussian", "--epsilon", "1", "--delta", "1e-5"];
+        a.extend(common);
+        let sigma = num(&json(&a), "sigma");
+        let eps_at = |s: f64| {
+            let s = s.to_string();
+            let mut a = vec!["gaussian", "--sigma", &s, "--delta", "1e-5"];
+            a.extend(common);
+            num(&json(&a), "epsilon")
+        };
+        assert!(eps_at(sigma) <= 1.0, "{acc}: ε(σ) = {}", eps_at(sigma));
+        assert!(
+            eps_at(sigma * (1.0 - 1e-6)) > 1.0,
+            "{acc}: σ is not the smallest"
+        );
+        sigmas.push(sigma);
+    }
+    // Exact ≤ PLD ≤ RDP: both accountants over-report, PLD by less (never more than RDP).
+    assert!(
+        sigmas[0] <= sigmas[1] && sigmas[1] <= sigmas[2],
+        "{sigmas:?}"
+    );
+    assert!((sigmas[1] - sigmas[0]) / sigmas[0] < 1e-6, "{sigmas:?}");
+}
+
+#[test]
 fn objpert_bounds_are_ordered() {
     let base = [
         "objpert",

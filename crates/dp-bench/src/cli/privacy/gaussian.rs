@@ -1,10 +1,9 @@
 //! `dp-bench privacy gaussian`.
 
 use clap::{Args, ValueEnum};
-use dp_core::accounting::calibrate::calibrate_decreasing;
-use dp_core::accounting::gaussian;
-use dp_core::accounting::pld::{Pld, PldConfig};
-use dp_core::accounting::{RdpCurve, default_orders};
+use dp_core::accounting::{
+    Accountant, Bracket, Event, PldAccountant, RdpAccountant, Target, calibrate, gaussian,
+};
 use dp_core::error::{check_delta, check_epsilon, check_positive, ensure};
 
 use super::output::{Answer, conflict, flag_error};
@@ -43,18 +42,50 @@ pub struct GaussianArgs {
     accountant: GaussianAccountant,
 }
 
+/// k releases of the Gaussian mechanism with noise σ and sensitivity Δ.
+fn event(sigma: f64, d: f64, k: u64) -> dp_core::Result<Event> {
+    Ok(Event::gaussian(sigma / d)?.self_composed(k))
+}
+
+/// `accountant` with the k releases composed.
+fn composed<A: Accountant>(mut accountant: A, sigma: f64, d: f64, k: u64) -> dp_core::Result<A> {
+    accountant.compose(&event(sigma, d, k)?, 1)?;
+    Ok(accountant)
+}
+
+// `Exact` is the closed form: k Gaussians with noise σ are one with noise σ/√k.
 fn eps_of(sigma: f64, d: f64, k: u64, delta: f64, acc: GaussianAccountant) -> dp_core::Result<f64> {
     match acc {
         GaussianAccountant::Exact => gaussian::epsilon(delta, sigma / (k as f64).sqrt(), d),
-        GaussianAccountant::Pld => Pld::gaussian(sigma, d, &PldConfig::default())?
-            .self_compose(k)?
-            .epsilon(delta),
-        GaussianAccountant::Rdp => Ok(curve(sigma, d, k)?.epsilon(delta)?.0),
+        GaussianAccountant::Rdp => composed(RdpAccountant::new(), sigma, d, k)?.epsilon(delta),
+        GaussianAccountant::Pld => composed(PldAccountant::new(), sigma, d, k)?.epsilon(delta),
     }
 }
 
-fn curve(sigma: f64, d: f64, k: u64) -> dp_core::Result<RdpCurve> {
-    Ok(gaussian::rdp_curve(sigma, d, &default_orders())?.scaled(k))
+fn delta_of(sigma: f64, d: f64, k: u64, eps: f64, acc: GaussianAccountant) -> dp_core::Result<f64> {
+    match acc {
+        GaussianAccountant::Exact => gaussian::delta(eps, sigma / (k as f64).sqrt(), d),
+        GaussianAccountant::Rdp => composed(RdpAccountant::new(), sigma, d, k)?.delta(eps),
+        GaussianAccountant::Pld => composed(PldAccountant::new(), sigma, d, k)?.delta(eps),
+    }
+}
+
+/// Smallest σ meeting (ε, δ) after k releases, by the one shared `calibrate`.
+fn sigma_of(eps: f64, delta: f64, d: f64, k: u64, acc: GaussianAccountant) -> dp_core::Result<f64> {
+    let exact = gaussian::sigma(eps, delta, d)? * (k as f64).sqrt();
+    let target = Target::new(eps, delta)?;
+    let bracket = Bracket {
+        name: "sigma",
+        start: exact,
+        lo: 0.0,
+        hi: f64::INFINITY,
+    };
+    let event_of = |s: f64| event(s, d, k);
+    match acc {
+        GaussianAccountant::Exact => Ok(exact),
+        GaussianAccountant::Rdp => calibrate(RdpAccountant::new, event_of, target, bracket),
+        GaussianAccountant::Pld => calibrate(PldAccountant::new, event_of, target, bracket),
+    }
 }
 
 /// Computes the missing one of (σ, ε, δ).
@@ -82,32 +113,13 @@ pub fn run(a: GaussianArgs) -> anyhow::Result<Answer> {
         (Some(sigma), Some(eps), None) => {
             check_positive("sigma", sigma).map_err(flag_error)?;
             check_epsilon(eps).map_err(flag_error)?;
-            let delta = match acc {
-                GaussianAccountant::Exact => gaussian::delta(eps, sigma / (k as f64).sqrt(), d),
-                GaussianAccountant::Pld => Pld::gaussian(sigma, d, &PldConfig::default())?
-                    .self_compose(k)?
-                    .delta(eps),
-                GaussianAccountant::Rdp => curve(sigma, d, k)?.delta(eps),
-            }
-            .map_err(flag_error)?;
+            let delta = delta_of(sigma, d, k, eps, acc).map_err(flag_error)?;
             Ok(Answer::one("delta", delta, ctx))
         }
         (None, Some(eps), Some(delta)) => {
             check_epsilon(eps).map_err(flag_error)?;
             check_delta(delta).map_err(flag_error)?;
-            let sigma = match acc {
-                GaussianAccountant::Exact => gaussian::sigma(eps, delta, d)? * (k as f64).sqrt(),
-                _ => {
-                    let start = gaussian::sigma(eps, delta, d)? * (k as f64).sqrt();
-                    calibrate_decreasing(
-                        |s| eps_of(s, d, k, delta, acc),
-                        eps,
-                        start,
-                        0.0,
-                        f64::INFINITY,
-                    )?
-                }
-            };
+            let sigma = sigma_of(eps, delta, d, k, acc)?;
             Ok(Answer::one("sigma", sigma, ctx))
         }
         _ => Err(conflict(
