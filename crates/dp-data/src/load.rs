@@ -66,6 +66,7 @@ pub fn generator(id: DatasetId) -> Option<MakeClassification> {
 fn recipe(id: DatasetId) -> serde_json::Value {
     match id {
         DatasetId::Adult | DatasetId::Gisette => json!(null),
+        DatasetId::AdultIyengar => json!(adult::Records::IyengarScript),
         DatasetId::Rcv1 => json!(rcv1::Rcv1Subset::default()),
         DatasetId::KddCup99 => json!(kddcup::KddSample::default()),
         DatasetId::Mnist => json!(idx::MnistLayout::default()),
@@ -94,6 +95,7 @@ pub fn cache_key(id: DatasetId) -> String {
 fn expected_shape(id: DatasetId) -> (usize, usize) {
     match id {
         DatasetId::Adult => (45_222, 104),
+        DatasetId::AdultIyengar => (45_220, 104),
         DatasetId::Gisette => (6_000, 5_000),
         DatasetId::Rcv1 => (50_000, rcv1::N_FEATURES),
         // 38 numeric columns + the 75 categories the seeded sample hits.
@@ -116,7 +118,7 @@ impl DataConfig {
         id.spec()
             .files
             .iter()
-            .map(|f| obtain(self, id.name(), f))
+            .map(|f| obtain(self, id.spec().raw_dir, f))
             .collect()
     }
 
@@ -170,7 +172,10 @@ impl DataConfig {
         let f = self.fetch_raw(id)?;
         let gz = |i: usize| gunzip(&f[i].bytes, id.spec().files[i].name);
         match id {
-            DatasetId::Adult => adult::parse(&f[0].bytes, &f[1].bytes),
+            DatasetId::Adult => adult::parse(&f[0].bytes, &f[1].bytes, adult::Records::Complete),
+            DatasetId::AdultIyengar => {
+                adult::parse(&f[0].bytes, &f[1].bytes, adult::Records::IyengarScript)
+            }
             DatasetId::Gisette => gisette::parse(&f[0].bytes, &f[1].bytes),
             DatasetId::Rcv1 => {
                 let names = id.spec().files.iter().map(|r| r.name);

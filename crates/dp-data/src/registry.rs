@@ -36,6 +36,8 @@ impl RawFile {
 pub enum DatasetId {
     /// UCI Adult (census income), train + test.
     Adult,
+    /// UCI Adult exactly as Iyengar et al.'s preprocessing script builds it (45,220 rows).
+    AdultIyengar,
     /// NIPS 2003 Gisette, training part.
     Gisette,
     /// RCV1-v2 (LYRL2004 vectors), CCAT vs rest, Iyengar's 50,000-document subset.
@@ -51,8 +53,9 @@ pub enum DatasetId {
 }
 
 /// Everything in the registry, in listing order.
-pub const ALL: [DatasetId; 7] = [
+pub const ALL: [DatasetId; 8] = [
     DatasetId::Adult,
+    DatasetId::AdultIyengar,
     DatasetId::Gisette,
     DatasetId::Rcv1,
     DatasetId::KddCup99,
@@ -70,6 +73,8 @@ pub struct DatasetSpec {
     pub summary: &'static str,
     /// Raw files (empty for generated datasets).
     pub files: &'static [RawFile],
+    /// Folder of the raw files in the cache and the mirror (variants share their source's).
+    pub raw_dir: &'static str,
 }
 
 const ADULT_FILES: &[RawFile] = &[
@@ -208,36 +213,49 @@ impl DatasetId {
                 name: "adult",
                 summary: "UCI Adult, train+test without missing values: 45,222 x 104 dense, income >50K",
                 files: ADULT_FILES,
+                raw_dir: "adult",
+            },
+            DatasetId::AdultIyengar => &DatasetSpec {
+                name: "adult-iyengar",
+                summary: "UCI Adult as Iyengar et al.'s script builds it (last record of each file dropped): 45,220 x 104 dense, income >50K",
+                files: ADULT_FILES,
+                raw_dir: "adult",
             },
             DatasetId::Gisette => &DatasetSpec {
                 name: "gisette",
                 summary: "Gisette training part: 6,000 x 5,000 dense raw pixel features, digit 4 vs 9",
                 files: GISETTE_FILES,
+                raw_dir: "gisette",
             },
             DatasetId::Rcv1 => &DatasetSpec {
                 name: "rcv1",
                 summary: "RCV1-v2 tf-idf, Iyengar subset: 50,000 x 47,236 sparse, CCAT vs rest",
                 files: RCV1_FILES,
+                raw_dir: "rcv1",
             },
             DatasetId::KddCup99 => &DatasetSpec {
                 name: "kddcup99",
                 summary: "KDD Cup 1999 10%, Iyengar sample: 70,000 x 113 dense (one-hot + raw numeric), normal vs attack",
                 files: KDD_FILES,
+                raw_dir: "kddcup99",
             },
             DatasetId::Mnist => &DatasetSpec {
                 name: "mnist",
                 summary: "MNIST 65,000 x 784 (TF train split + test), pixels/255, 10 classes; y = digit 0 vs rest",
                 files: MNIST_FILES,
+                raw_dir: "mnist",
             },
             DatasetId::SyntheticL => &DatasetSpec {
                 name: "synthetic-l",
                 summary: "make_classification 10,000 x 20, 10 informative, class_sep 2 (generated)",
                 files: &[],
+                raw_dir: "synthetic-l",
             },
             DatasetId::SyntheticH => &DatasetSpec {
                 name: "synthetic-h",
                 summary: "make_classification 5,000 x 5,000, 10 informative, class_sep 2 (generated)",
                 files: &[],
+                raw_dir: "synthetic-h",
             },
         }
     }

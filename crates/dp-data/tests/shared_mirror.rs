@@ -157,3 +157,56 @@ fn mnist_has_65000_rows_of_784_pixels() {
     assert_eq!(d.y.iter().filter(|&&v| v > 0.0).count(), zeros);
     assert!(d.x.max_row_norm() <= 28.0);
 }
+
+/// Row-major float64 bytes of train then test, as NumPy's `x.tobytes()` of the shuffled array.
+fn row_major_bytes(parts: [&dp_data::Dataset; 2]) -> (Vec<u8>, Vec<f64>) {
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for d in parts {
+        let mut row = vec![0.0; d.x.ncols()];
+        for i in 0..d.len() {
+            row.fill(0.0);
+            d.x.row(i).axpy(1.0, &mut row);
+            x.extend(row.iter().flat_map(|v| v.to_le_bytes()));
+        }
+        y.extend(&d.y);
+    }
+    (x, y)
+}
+
+#[test]
+fn adult_iyengar_matches_the_authors_arrays_row_for_row() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path(), &shared_raw());
+    // Shares adult's raw files (and their mirror folder).
+    assert_eq!(DatasetId::AdultIyengar.spec().raw_dir, "adult");
+    let split = cfg
+        .load(DatasetId::AdultIyengar, &Preprocess::default())
+        .unwrap();
+    assert_eq!((split.train.len(), split.test.len()), (36_176, 9_044));
+    assert_eq!(split.train.x.ncols(), 104);
+    let positives = |d: &dp_data::Dataset| d.y.iter().filter(|&&v| v > 0.0).count();
+    assert_eq!(
+        (positives(&split.train), positives(&split.test)),
+        (9_022, 2_184)
+    );
+    let mut r0 = vec![0.0; 104];
+    split.train.x.row(0).axpy(1.0, &mut r0);
+    let nz: Vec<usize> = (0..104).filter(|&j| r0[j] != 0.0).collect();
+    assert_eq!(nz, [4, 8, 25, 32, 44, 54, 56, 95, 98, 99, 100, 103]);
+    // sha256 of the authors' x (45,220 × 104 float64, C order, after their seed-10000019
+    // shuffle) and y, as given (abbreviated) in the reference notes.
+    let (x, y) = row_major_bytes([&split.train, &split.test]);
+    let hx = sha256_hex(&x);
+    assert!(
+        hx.starts_with("ff5fb092") && hx.ends_with("633475"),
+        "x sha256 {hx}"
+    );
+    // y as float64 (±1), the column of the authors' stacked float array.
+    let y64: Vec<u8> = y.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let hy = sha256_hex(&y64);
+    assert!(
+        hy.starts_with("356b4ea3") && hy.ends_with("7234d"),
+        "y sha256 {hy}"
+    );
+}

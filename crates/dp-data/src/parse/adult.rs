@@ -2,9 +2,11 @@
 //!
 //! Follows Iyengar et al.'s `datasets/preprocess/adult.py` (train and test stacked, records with
 //! a `?` dropped, the 8 categorical columns one-hot in sorted category order, then the 6
-//! continuous columns divided by their maximum over both files), with one deliberate
-//! difference: their script also drops the last real record of each file (`list[:-2]` meant to
-//! remove blank lines) and so has 45,220 rows; we keep every complete record.
+//! continuous columns divided by their maximum over the rows kept). Their script also drops
+//! the last real record of each file (`list[:-2]` meant to remove blank lines) and so has
+//! 45,220 rows: [`Records::IyengarScript`] does the same (dataset `adult-iyengar`, whose
+//! seed-10000019 shuffle then matches theirs row for row); [`Records::Complete`] keeps every
+//! complete record (dataset `adult`).
 
 use std::io::Cursor;
 
@@ -58,6 +60,17 @@ pub fn read_records(bytes: &[u8], file: &str, skip_first_line: bool) -> Result<V
     Ok(records)
 }
 
+/// Which records are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Records {
+    /// Every complete record (45,222).
+    Complete,
+    /// As Iyengar et al.'s script: also the last record of each file (45,220). Both files'
+    /// last records are complete, so dropping them before or after the `?` filter agrees.
+    IyengarScript,
+}
+
 /// `+1` for `>50K` (with or without `adult.test`'s trailing `.`), `−1` for `<=50K`.
 fn label(v: &str, file: &str) -> Result<f64> {
     match v.strip_suffix('.').unwrap_or(v) {
@@ -71,9 +84,14 @@ fn label(v: &str, file: &str) -> Result<f64> {
 }
 
 /// Builds the dataset from the two files' bytes.
-pub fn parse(adult_data: &[u8], adult_test: &[u8]) -> Result<Dataset> {
+pub fn parse(adult_data: &[u8], adult_test: &[u8], keep: Records) -> Result<Dataset> {
     let mut records = read_records(adult_data, "adult.data", false)?;
-    records.extend(read_records(adult_test, "adult.test", true)?);
+    let mut test = read_records(adult_test, "adult.test", true)?;
+    if keep == Records::IyengarScript {
+        records.pop();
+        test.pop();
+    }
+    records.append(&mut test);
     let cats: Vec<Vec<&str>> = records
         .iter()
         .map(|r| CATEGORICAL.iter().map(|&c| r[c].as_str()).collect())
@@ -115,7 +133,11 @@ pub fn parse(adult_data: &[u8], adult_test: &[u8]) -> Result<Dataset> {
     }
     let n = y.len();
     Ok(Dataset {
-        name: "adult".into(),
+        name: match keep {
+            Records::Complete => "adult",
+            Records::IyengarScript => "adult-iyengar",
+        }
+        .into(),
         x: FeatureMatrix::dense(x, n, d),
         y,
         classes: None,
@@ -137,7 +159,7 @@ mod tests {
 
     #[test]
     fn small_files() {
-        let d = parse(DATA.as_bytes(), TEST.as_bytes()).unwrap();
+        let d = parse(DATA.as_bytes(), TEST.as_bytes(), Records::Complete).unwrap();
         // The record with `?` is dropped; the header line and blank lines are skipped.
         assert_eq!(d.y, vec![-1.0, 1.0, -1.0, 1.0]);
         // Categories: workclass {Private, Self-emp, State-gov}, education {11th, Bachelors,
@@ -170,8 +192,23 @@ mod tests {
     }
 
     #[test]
+    fn iyengar_script_drops_the_last_record_of_each_file() {
+        let d = parse(DATA.as_bytes(), TEST.as_bytes(), Records::IyengarScript).unwrap();
+        // adult.data keeps its first record (its last complete one is dropped; the `?` one
+        // never counted), adult.test keeps its first.
+        assert_eq!(d.y, vec![-1.0, -1.0]);
+        assert_eq!(d.name, "adult-iyengar");
+        // Fewer records, so fewer categories and different maxima: 8 single categories
+        // except sex/race/… collapse; continuous columns over the kept rows only.
+        let mut r1 = vec![0.0; d.x.ncols()];
+        d.x.row(1).axpy(1.0, &mut r1);
+        let w = d.x.ncols() - 6;
+        assert_eq!(r1[w], 25.0 / 39.0, "age over the max of the kept rows");
+    }
+
+    #[test]
     fn bad_label_is_an_error() {
         let bad = DATA.replace(">50K", "maybe");
-        assert!(parse(bad.as_bytes(), TEST.as_bytes()).is_err());
+        assert!(parse(bad.as_bytes(), TEST.as_bytes(), Records::Complete).is_err());
     }
 }
