@@ -10,6 +10,7 @@ pub mod baseline;
 pub mod clipped;
 pub mod data;
 pub mod dpsgd;
+pub mod iyengar;
 pub mod lbfgs;
 pub mod loss;
 pub mod mechanism;
