@@ -9,3 +9,9 @@ cargo test --workspace --locked "$@"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 cargo run --locked --quiet -p dp-bench --example output_perturbation -- "$out/output-perturbation"
+# Iyengar et al. 2019 end to end on real Adult (cut-down grids), then its figures from that run.
+cargo run --locked --quiet -p dp-bench -- configs/iyengar2019/smoke.toml \
+  --out "$out/iyengar2019/adult-logistic" --quiet
+cargo run --locked --quiet -p dp-bench -- figures iyengar2019 \
+  --results "$out/iyengar2019" --out "$out/figures-iyengar2019"
+test -s "$out/figures-iyengar2019/fig1.csv" && test -s "$out/figures-iyengar2019/fig2.png"

@@ -55,7 +55,7 @@ fn info_reports_reference_shapes() {
     let l = info_json(cache.path(), &raw, "synthetic-l");
     assert_eq!(
         (l["rows"].as_u64(), l["features"].as_u64()),
-        (Some(10_000), Some(20))
+        (Some(10_000), Some(40))
     );
     let h = info_json(cache.path(), &raw, "synthetic-h");
     assert_eq!(

@@ -104,7 +104,8 @@ fn same_cells_with_one_or_two_threads() {
     }
     let summary = std::fs::read_to_string(a.join("summary.csv")).unwrap();
     assert!(
-        summary.starts_with("method,epsilon,mean_accuracy,ci95,trials\n"),
+        summary
+            .starts_with("method,epsilon,mean_accuracy,ci95,trials,std,chosen,epsilon_certified\n"),
         "{summary}"
     );
     assert_eq!(summary.lines().count(), 1 + 3 * 2);

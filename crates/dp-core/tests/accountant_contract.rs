@@ -204,3 +204,35 @@ fn pld_never_reports_more_than_rdp() {
     let pld = epsilon_of(PldAccountant::new(), &e, 1e-5).unwrap();
     assert!((pld - 0.914).abs() < 0.005, "{pld}");
 }
+
+#[test]
+fn a_mixture_costs_its_worst_component_at_every_order() {
+    let rdp = RdpAccountant::new();
+    let parts = [
+        Event::gaussian(3.0).unwrap(),
+        Event::dpsgd(0.01, 1.1, 200).unwrap(),
+        Event::epsilon_delta(0.3, 0.0).unwrap(),
+    ];
+    let mix = Event::Mixture(parts.to_vec());
+    let curve = rdp.curve_of(&mix).unwrap();
+    let comps: Vec<_> = parts.iter().map(|e| rdp.curve_of(e).unwrap()).collect();
+    for (k, e) in curve.eps.iter().enumerate() {
+        let worst = comps.iter().map(|c| c.eps[k]).fold(0.0, f64::max);
+        assert_eq!(*e, worst, "order {}", curve.orders[k]);
+    }
+    // So its ε is at least every component's, and a mixture of one is that event.
+    let eps = epsilon_of(rdp.fresh(), &mix, 1e-6).unwrap();
+    for p in &parts {
+        assert!(eps >= epsilon_of(rdp.fresh(), p, 1e-6).unwrap());
+    }
+    let one = Event::Mixture(vec![parts[0].clone()]);
+    assert_eq!(
+        epsilon_of(rdp.fresh(), &one, 1e-6).unwrap(),
+        epsilon_of(rdp.fresh(), &parts[0], 1e-6).unwrap()
+    );
+    // A non-private component makes the mixture non-private; an empty mixture is an error.
+    let bad = Event::Mixture(vec![parts[0].clone(), Event::NonPrivate]);
+    assert!(epsilon_of(rdp.fresh(), &bad, 1e-6).unwrap().is_infinite());
+    assert!(rdp.curve_of(&Event::Mixture(vec![])).is_err());
+    assert!(PldAccountant::new().supports(&mix).is_err());
+}

@@ -16,7 +16,7 @@ use crate::registry::RawFile;
 
 /// Verified contents of one raw file and where they are cached.
 pub struct Fetched {
-    /// The verified bytes (still compressed for `.gz` files).
+    /// The verified bytes (still compressed for `.gz` / `.bz2` files).
     pub bytes: Vec<u8>,
     /// The cache path holding the same bytes.
     pub path: PathBuf,
@@ -196,6 +196,15 @@ pub fn gunzip(bytes: &[u8], name: &str) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Decompresses a whole `.bz2` (all concatenated streams) into memory.
+pub fn bunzip2(bytes: &[u8], name: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(bytes.len() * 4);
+    bzip2::read::MultiBzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .map_err(|e| DataError::parse(name, format!("bzip2: {e}")))?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,6 +296,20 @@ mod tests {
         write_atomic(&p, |w| w.write_all(b"a")).unwrap();
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o666 & !umask, "umask {umask:o}");
+    }
+
+    #[test]
+    fn bunzip2_reads_concatenated_streams_and_rejects_garbage() {
+        let bz = |text: &[u8]| {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+            e.write_all(text).unwrap();
+            e.finish().unwrap()
+        };
+        let mut two = bz(b"+1 1:0.5\n");
+        two.extend(bz(b"-1 2:0.25\n"));
+        assert_eq!(bunzip2(&two, "x.bz2").unwrap(), b"+1 1:0.5\n-1 2:0.25\n");
+        let err = bunzip2(b"not bzip2", "x.bz2").unwrap_err().to_string();
+        assert!(err.contains("x.bz2") && err.contains("bzip2"), "{err}");
     }
 
     #[test]

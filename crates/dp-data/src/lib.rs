@@ -1,7 +1,7 @@
 //! Benchmark datasets: verified downloads, parsing and preprocessing.
 //!
 //! The datasets of Iyengar et al. (2019) and Redberg et al. (2023) — Adult, Gisette, RCV1,
-//! KDDCup99, MNIST and the two `make_classification` sets — as
+//! real-sim, KDDCup99, Covertype, MNIST and the `make_classification` sets — as
 //! [`dp_core::features::FeatureMatrix`] with ±1 labels.
 //!
 //! - Raw files come from the cache, a mirror (`DPBENCH_DATA_MIRROR`) or their canonical URL,

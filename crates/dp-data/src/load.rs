@@ -11,10 +11,10 @@ use serde_json::json;
 
 use crate::cache;
 use crate::config::DataConfig;
-use crate::dataset::{Dataset, Preprocess, Split};
+use crate::dataset::{Dataset, IYENGAR_SEED, Preprocess, Split};
 use crate::error::{DataError, Result};
-use crate::fetch::{Fetched, gunzip, obtain};
-use crate::parse::{adult, gisette, idx, kddcup, rcv1};
+use crate::fetch::{Fetched, bunzip2, gunzip, obtain};
+use crate::parse::{adult, covertype, gisette, idx, kddcup, rcv1, realsim};
 use crate::registry::DatasetId;
 use crate::synthetic::MakeClassification;
 
@@ -58,6 +58,7 @@ pub fn generator(id: DatasetId) -> Option<MakeClassification> {
     match id {
         DatasetId::SyntheticL => Some(MakeClassification::synthetic_l()),
         DatasetId::SyntheticH => Some(MakeClassification::synthetic_h()),
+        DatasetId::SyntheticH2000 => Some(MakeClassification::synthetic_h_2000()),
         _ => None,
     }
 }
@@ -68,9 +69,21 @@ fn recipe(id: DatasetId) -> serde_json::Value {
         DatasetId::Adult | DatasetId::Gisette => json!(null),
         DatasetId::AdultIyengar => json!(adult::Records::IyengarScript),
         DatasetId::Rcv1 => json!(rcv1::Rcv1Subset::default()),
+        DatasetId::RealSim | DatasetId::RealSimIyengar => json!(realsim_values(id)),
         DatasetId::KddCup99 => json!(kddcup::KddSample::default()),
+        DatasetId::Covertype => json!(covertype::CovertypeLayout::default()),
         DatasetId::Mnist => json!(idx::MnistLayout::default()),
-        DatasetId::SyntheticL | DatasetId::SyntheticH => json!(generator(id)),
+        DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
+            json!(generator(id))
+        }
+    }
+}
+
+/// Which values the real-sim rows carry.
+fn realsim_values(id: DatasetId) -> realsim::Values {
+    match id {
+        DatasetId::RealSimIyengar => realsim::Values::IyengarScript { seed: IYENGAR_SEED },
+        _ => realsim::Values::File,
     }
 }
 
@@ -92,16 +105,18 @@ pub fn cache_key(id: DatasetId) -> String {
 }
 
 /// Rows and columns the real files must produce (a guard against format drift).
-fn expected_shape(id: DatasetId) -> (usize, usize) {
+pub fn expected_shape(id: DatasetId) -> (usize, usize) {
     match id {
         DatasetId::Adult => (45_222, 104),
         DatasetId::AdultIyengar => (45_220, 104),
         DatasetId::Gisette => (6_000, 5_000),
         DatasetId::Rcv1 => (50_000, rcv1::N_FEATURES),
+        DatasetId::RealSim | DatasetId::RealSimIyengar => (realsim::N_ROWS, realsim::N_FEATURES),
+        DatasetId::Covertype => (581_012, covertype::N_FEATURES),
         // 38 numeric columns + the 75 categories the seeded sample hits.
         DatasetId::KddCup99 => (70_000, 113),
         DatasetId::Mnist => (65_000, 784),
-        DatasetId::SyntheticL | DatasetId::SyntheticH => {
+        DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
             let g = generator(id).expect("synthetic");
             (g.n_samples, g.n_features)
         }
@@ -186,7 +201,15 @@ impl DataConfig {
                     .collect();
                 rcv1::parse(vectors, gz_reader(&f[5]), &rcv1::Rcv1Subset::default())
             }
+            DatasetId::RealSim | DatasetId::RealSimIyengar => {
+                let name = id.spec().files[0].name;
+                let text = bunzip2(&f[0].bytes, name)?;
+                realsim::parse(&text, name, realsim::N_FEATURES, realsim_values(id))
+            }
             DatasetId::KddCup99 => kddcup::parse(&gz(0)?, &kddcup::KddSample::default()),
+            DatasetId::Covertype => {
+                covertype::parse(&gz(0)?, &covertype::CovertypeLayout::default())
+            }
             DatasetId::Mnist => idx::parse(
                 &gz(0)?,
                 &gz(1)?,
@@ -194,7 +217,9 @@ impl DataConfig {
                 &gz(3)?,
                 &idx::MnistLayout::default(),
             ),
-            DatasetId::SyntheticL | DatasetId::SyntheticH => unreachable!("generated above"),
+            DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
+                unreachable!("generated above")
+            }
         }
     }
 
@@ -262,7 +287,7 @@ mod tests {
         let info = cfg.info(DatasetId::SyntheticL).unwrap();
         assert_eq!(
             (info.rows, info.features, info.train_rows, info.test_rows),
-            (10_000, 20, 8_000, 2_000)
+            (10_000, 40, 8_000, 2_000)
         );
         assert!(info.sha256.is_empty());
         let split = cfg
@@ -270,7 +295,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             (split.train.x.ncols(), split.train.len(), split.test.len()),
-            (21, 8_000, 2_000)
+            (41, 8_000, 2_000)
         );
         assert!(split.train.x.max_row_norm() <= 2f64.sqrt() + 1e-12);
     }
@@ -285,5 +310,39 @@ mod tests {
             "{msg}"
         );
         assert!(msg.contains("https://archive.ics.uci.edu/"), "{msg}");
+    }
+
+    #[test]
+    fn covertype_and_real_sim_name_their_sources_and_verify_mirror_copies() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = DataConfig::new(dir.path()).with_download(false);
+        for (id, needle) in [
+            (DatasetId::Covertype, "covtype/covtype.data.gz"),
+            (DatasetId::RealSim, "binary/real-sim.bz2"),
+            (DatasetId::RealSimIyengar, "binary/real-sim.bz2"),
+        ] {
+            let msg = cfg.dataset(id).unwrap_err().to_string();
+            assert!(
+                msg.contains(needle) && msg.contains("DPBENCH_DATA_MIRROR"),
+                "{msg}"
+            );
+        }
+        // A mirror copy with other bytes is a checksum error, and nothing is cached.
+        let mirror = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(mirror.path().join("real-sim")).unwrap();
+        std::fs::write(mirror.path().join("real-sim/real-sim.bz2"), b"BZh9").unwrap();
+        let cfg = cfg.with_mirror(crate::Mirror::Dir(mirror.path().to_path_buf()));
+        let err = cfg.dataset(DatasetId::RealSimIyengar).unwrap_err();
+        assert!(matches!(err, DataError::Checksum { .. }), "{err}");
+        assert!(!cfg.raw_dir("real-sim").join("real-sim.bz2").exists());
+        // The two real-sim datasets share the raw file but not the processed cache.
+        let (a, b) = (
+            cache_key(DatasetId::RealSim),
+            cache_key(DatasetId::RealSimIyengar),
+        );
+        assert!(
+            b.contains("10000019") && !a.contains("10000019"),
+            "{a}\n{b}"
+        );
     }
 }

@@ -1,7 +1,9 @@
 //! The datasets, their public raw files (canonical URL + pinned sha256) and what is done to them.
 //!
 //! Hashes are those of the files exactly as distributed (see `shared/datasets/MANIFEST.md`);
-//! MNIST, RCV1 and Gisette hashes also agree with independent public loaders.
+//! MNIST, RCV1 and Gisette hashes also agree with independent public loaders; the Covertype
+//! and real-sim ones come from public loaders (see their entries) and are not yet checked
+//! against a download here.
 
 use std::fmt;
 use std::str::FromStr;
@@ -42,26 +44,38 @@ pub enum DatasetId {
     Gisette,
     /// RCV1-v2 (LYRL2004 vectors), CCAT vs rest, Iyengar's 50,000-document subset.
     Rcv1,
+    /// LIBSVM real-sim (72,309 documents), real vs simulated, each row with its own values.
+    RealSim,
+    /// real-sim exactly as Iyengar et al.'s script saves it (values misaligned by its shuffle).
+    RealSimIyengar,
     /// KDD Cup 1999 10% file, Iyengar's 70,000-row sample, normal vs attack.
     KddCup99,
+    /// UCI Covertype (581,012 rows, 7 classes) as Iyengar et al.'s script scales it.
+    Covertype,
     /// MNIST digits (65,000 rows as in Iyengar et al.), one-vs-rest labels.
     Mnist,
-    /// Iyengar's low-dimensional `make_classification` data (10,000 × 20).
+    /// Iyengar's low-dimensional `make_classification` data (10,000 × 40, as their code).
     SyntheticL,
-    /// Iyengar's high-dimensional `make_classification` data (5,000 × 5,000).
+    /// Iyengar's high-dimensional `make_classification` data (5,000 × 5,000, Table I).
     SyntheticH,
+    /// The same generator at 2,000 × 2,000 (their code's size; the Huber experiments).
+    SyntheticH2000,
 }
 
 /// Everything in the registry, in listing order.
-pub const ALL: [DatasetId; 8] = [
+pub const ALL: [DatasetId; 12] = [
     DatasetId::Adult,
     DatasetId::AdultIyengar,
     DatasetId::Gisette,
     DatasetId::Rcv1,
+    DatasetId::RealSim,
+    DatasetId::RealSimIyengar,
     DatasetId::KddCup99,
+    DatasetId::Covertype,
     DatasetId::Mnist,
     DatasetId::SyntheticL,
     DatasetId::SyntheticH,
+    DatasetId::SyntheticH2000,
 ];
 
 /// Static description of a dataset.
@@ -166,6 +180,30 @@ const KDD_FILES: &[RawFile] = &[RawFile {
     gz: true,
 }];
 
+/// Covertype as distributed by UCI. scikit-learn's `fetch_covtype` pins the same sha256 for its
+/// figshare copy (`https://ndownloader.figshare.com/files/5976039`), and an independent loader
+/// (eli-osherovich/papers_with_code, `datasets/uci_cover_type/dl_config.py`) pins it for this
+/// UCI URL, so both serve the same bytes. Iyengar et al. download this URL.
+const COVERTYPE_FILES: &[RawFile] = &[RawFile {
+    name: "covtype.data.gz",
+    url: "https://archive.ics.uci.edu/ml/machine-learning-databases/covtype/covtype.data.gz",
+    sha256: "614360d0257557dd1792834a85a1cdebfadc3c4f30b011d56afee7ffb5b15771",
+    alt_sha256: &[],
+    gz: true,
+}];
+
+/// real-sim from the LIBSVM site (Iyengar et al. download the `http://` form of this URL). The
+/// sha256 is the one pinned by pratikrathore8/rlaopt-experiments
+/// (`src/rlaopt_experiments/suites/real_erm/data.py`), the only public pin found; it has not
+/// been checked against a download here.
+const REALSIM_FILES: &[RawFile] = &[RawFile {
+    name: "real-sim.bz2",
+    url: "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/real-sim.bz2",
+    sha256: "7cd52374f55ce62e803ef33ca1c44689427c23d481eff64026f8ba9f53b8cc27",
+    alt_sha256: &[],
+    gz: false,
+}];
+
 /// MNIST in the order the parser expects: train images, train labels, test images, test labels.
 const MNIST_FILES: &[RawFile] = &[
     RawFile {
@@ -233,11 +271,29 @@ impl DatasetId {
                 files: RCV1_FILES,
                 raw_dir: "rcv1",
             },
+            DatasetId::RealSim => &DatasetSpec {
+                name: "real-sim",
+                summary: "LIBSVM real-sim: 72,309 x 20,958 sparse tf-idf, real vs simulated (labels as distributed)",
+                files: REALSIM_FILES,
+                raw_dir: "real-sim",
+            },
+            DatasetId::RealSimIyengar => &DatasetSpec {
+                name: "real-sim-iyengar",
+                summary: "real-sim as Iyengar et al.'s script saves it (values shifted by its seed-10000019 shuffle): 72,309 x 20,958 sparse",
+                files: REALSIM_FILES,
+                raw_dir: "real-sim",
+            },
             DatasetId::KddCup99 => &DatasetSpec {
                 name: "kddcup99",
                 summary: "KDD Cup 1999 10%, Iyengar sample: 70,000 x 113 dense (one-hot + raw numeric), normal vs attack",
                 files: KDD_FILES,
                 raw_dir: "kddcup99",
+            },
+            DatasetId::Covertype => &DatasetSpec {
+                name: "covertype",
+                summary: "UCI Covertype 581,012 x 54 dense (columns with max > 1 divided by it, as Iyengar et al.), 7 classes; y = cover type 1 vs rest",
+                files: COVERTYPE_FILES,
+                raw_dir: "covertype",
             },
             DatasetId::Mnist => &DatasetSpec {
                 name: "mnist",
@@ -247,7 +303,7 @@ impl DatasetId {
             },
             DatasetId::SyntheticL => &DatasetSpec {
                 name: "synthetic-l",
-                summary: "make_classification 10,000 x 20, 10 informative, class_sep 2 (generated)",
+                summary: "make_classification 10,000 x 40, 30 informative, 2 redundant, class_sep 2 (generated, as Iyengar et al.'s code)",
                 files: &[],
                 raw_dir: "synthetic-l",
             },
@@ -256,6 +312,12 @@ impl DatasetId {
                 summary: "make_classification 5,000 x 5,000, 10 informative, class_sep 2 (generated)",
                 files: &[],
                 raw_dir: "synthetic-h",
+            },
+            DatasetId::SyntheticH2000 => &DatasetSpec {
+                name: "synthetic-h-2000",
+                summary: "make_classification 2,000 x 2,000, 10 informative, class_sep 2 (generated; Iyengar et al.'s Huber size)",
+                files: &[],
+                raw_dir: "synthetic-h-2000",
             },
         }
     }
@@ -311,5 +373,22 @@ mod tests {
             err.contains("adult") && err.contains("synthetic-h"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn variants_share_their_sources_raw_files() {
+        for (variant, source) in [
+            (DatasetId::AdultIyengar, DatasetId::Adult),
+            (DatasetId::RealSimIyengar, DatasetId::RealSim),
+        ] {
+            let (v, s) = (variant.spec(), source.spec());
+            assert_eq!(v.raw_dir, s.raw_dir);
+            let names = |spec: &DatasetSpec| spec.files.iter().map(|f| f.name).collect::<Vec<_>>();
+            assert_eq!(names(v), names(s));
+        }
+        let names: Vec<&str> = ALL.iter().map(|d| d.name()).collect();
+        for n in ["covertype", "real-sim", "real-sim-iyengar"] {
+            assert!(names.contains(&n), "{n}");
+        }
     }
 }

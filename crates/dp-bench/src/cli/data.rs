@@ -90,7 +90,7 @@ fn parse_names(names: &[String]) -> anyhow::Result<Vec<DatasetId>> {
 }
 
 fn list(cfg: &DataConfig) -> anyhow::Result<()> {
-    println!("{:<12} {:<10} summary", "name", "status");
+    println!("{:<18} {:<10} summary", "name", "status");
     for &id in dp_data::list() {
         let files = id.spec().files;
         let status = if cfg.cache_path(id).exists() {
@@ -99,13 +99,13 @@ fn list(cfg: &DataConfig) -> anyhow::Result<()> {
             "generated"
         } else if files
             .iter()
-            .all(|f| cfg.raw_dir(id.name()).join(f.name).exists())
+            .all(|f| cfg.raw_dir(id.spec().raw_dir).join(f.name).exists())
         {
             "raw"
         } else {
             "missing"
         };
-        println!("{:<12} {:<10} {}", id.name(), status, id.spec().summary);
+        println!("{:<18} {:<10} {}", id.name(), status, id.spec().summary);
     }
     println!("cache: {}", cfg.cache_dir.display());
     Ok(())

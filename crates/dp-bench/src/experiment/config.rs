@@ -35,11 +35,46 @@ struct RawConfig {
     seed: u64,
     trials: u32,
     epsilons: Vec<f64>,
-    delta: f64,
+    delta: DeltaSpec,
     #[serde(default)]
     output_dir: Option<PathBuf>,
     dataset: DatasetConfig,
     methods: BTreeMap<String, toml::Spanned<toml::Table>>,
+}
+
+/// `delta` as written: a number, or `"1/n^2"` (Iyengar et al.'s δ = 1/n_train²).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum DeltaSpec {
+    Value(f64),
+    Rule(String),
+}
+
+/// The δ rules a config may name instead of a number.
+pub const DELTA_RULES: &[&str] = &["1/n^2"];
+
+impl DeltaSpec {
+    /// δ for the config's dataset. The training-set size comes from the registry's known row
+    /// count and the split fraction (no loading); [`crate::methods::Prepared::new`] checks it
+    /// against the loaded data.
+    fn resolve(&self, d: &DatasetConfig) -> Result<(f64, Option<String>), String> {
+        match self {
+            DeltaSpec::Value(v) => Ok((*v, None)),
+            DeltaSpec::Rule(r) if r == "1/n^2" => {
+                let id: dp_data::DatasetId = d.name.parse().map_err(|_| {
+                    format!("key `dataset.name` = {:?} is not a known dataset", d.name)
+                })?;
+                let n = d
+                    .preprocess()
+                    .train_rows(dp_data::load::expected_shape(id).0) as f64;
+                Ok((1.0 / (n * n), Some(r.clone())))
+            }
+            DeltaSpec::Rule(r) => Err(format!(
+                "key `delta` = {r:?} must be a number in (0, 1) or one of: {}",
+                DELTA_RULES.join(", ")
+            )),
+        }
+    }
 }
 
 /// One `[methods.NAME]` table: its kind and the method built from it.
@@ -67,6 +102,8 @@ pub struct Config {
     pub epsilons: Vec<f64>,
     /// Target δ for every ε.
     pub delta: f64,
+    /// The rule δ came from (`"1/n^2"`), if it was not given as a number.
+    pub delta_rule: Option<String>,
     /// Where results go (default `results/[<paper>/]<config file stem>`); `--out` overrides it.
     pub output_dir: Option<PathBuf>,
     /// Dataset and preprocessing.
@@ -84,8 +121,9 @@ pub struct DatasetConfig {
     /// Scale every row to unit ℓ2 norm (Redberg et al.).
     #[serde(default = "yes")]
     pub normalize_rows: bool,
-    /// Value of the appended bias feature; omit for none.
-    #[serde(default = "one")]
+    /// Value of the appended bias feature (default 1); 0 appends none (Iyengar et al.'s
+    /// models have no bias feature).
+    #[serde(default = "one", with = "zero_is_none")]
     pub bias: Option<f64>,
     /// Fraction of rows held out for testing.
     #[serde(default = "default_test_fraction")]
@@ -113,6 +151,21 @@ impl DatasetConfig {
             shuffle_seed: self.split_seed,
             test_fraction: self.test_fraction,
         }
+    }
+}
+
+/// `bias = 0` means no bias column, and is written back as 0 (TOML has no null, and an
+/// absent key means the default of 1).
+mod zero_is_none {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(v.unwrap_or(0.0))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        let v = f64::deserialize(d)?;
+        Ok((v != 0.0).then_some(v))
     }
 }
 
@@ -204,6 +257,7 @@ impl Config {
                 },
             );
         }
+        let (delta, delta_rule) = raw.delta.resolve(&raw.dataset).map_err(fail)?;
         let cfg = Config {
             experiment: raw
                 .experiment
@@ -213,7 +267,8 @@ impl Config {
             seed: raw.seed,
             trials: raw.trials,
             epsilons: raw.epsilons,
-            delta: raw.delta,
+            delta,
+            delta_rule,
             output_dir: raw.output_dir,
             dataset: raw.dataset,
             methods,
@@ -244,6 +299,9 @@ impl Config {
             "dataset": self.dataset,
             "methods": methods,
         });
+        if let Some(r) = &self.delta_rule {
+            v["delta"] = r.clone().into();
+        }
         if let Some(p) = &self.paper {
             v["paper"] = p.clone().into();
         }

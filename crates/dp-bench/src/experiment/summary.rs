@@ -22,6 +22,22 @@ pub struct SummaryRow {
     pub trials: usize,
     /// Learning rate chosen by dishonest tuning (NaN otherwise).
     pub chosen_lr: f64,
+    /// Population standard deviation (ddof 0, as Iyengar et al. report) over trials.
+    pub std: f64,
+    /// The configuration the summary reports, in words (`L=1;lr=0.1`), if the method has one.
+    pub chosen: Option<String>,
+    /// Largest ε the accountant certifies over the summarised trials (∞: no guarantee).
+    pub epsilon_certified: f64,
+}
+
+/// Population standard deviation (ddof 0; NaN when empty).
+pub fn std_ddof0(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt()
 }
 
 /// Mean and 1.96 × standard error (sample standard deviation; 0 for a single value).
@@ -56,6 +72,12 @@ pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
     for ((method, eps_bits), cells) in groups {
         let agg = cfg.methods[&method].method.aggregate(&cells);
         let (mean, ci) = mean_ci95(&agg.accuracies);
+        let certified = agg.epsilon_certified.unwrap_or_else(|| {
+            cells
+                .iter()
+                .map(|c| c.epsilon_accounted)
+                .fold(0.0, f64::max)
+        });
         out.push(SummaryRow {
             method,
             epsilon: f64::from_bits(eps_bits),
@@ -63,6 +85,9 @@ pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
             ci95: ci,
             trials: agg.accuracies.len(),
             chosen_lr: agg.chosen.unwrap_or(f64::NAN),
+            std: std_ddof0(&agg.accuracies),
+            chosen: agg.label,
+            epsilon_certified: certified,
         });
     }
     out.sort_by(|a, b| {
@@ -75,11 +100,19 @@ pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
 
 /// Writes `summary.csv` and `summary.md` atomically.
 pub fn write(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<()> {
-    let mut csv = String::from("method,epsilon,mean_accuracy,ci95,trials\n");
+    let mut csv =
+        String::from("method,epsilon,mean_accuracy,ci95,trials,std,chosen,epsilon_certified\n");
     for r in rows {
         csv.push_str(&format!(
-            "{},{},{:.4},{:.4},{}\n",
-            r.method, r.epsilon, r.mean_accuracy, r.ci95, r.trials
+            "{},{},{:.4},{:.4},{},{:.4},{},{}\n",
+            r.method,
+            r.epsilon,
+            r.mean_accuracy,
+            r.ci95,
+            r.trials,
+            r.std,
+            r.chosen.as_deref().unwrap_or(""),
+            r.epsilon_certified
         ));
     }
     write_atomic(&dir.join("summary.csv"), |f| {
@@ -136,5 +169,7 @@ mod tests {
         // sd = sqrt(5/3), se = sd/2
         assert!((ci - 1.96 * (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
         assert_eq!(mean_ci95(&[7.0]), (7.0, 0.0));
+        // ddof 0: the population standard deviation, as numpy's np.std.
+        assert!((std_ddof0(&[1.0, 2.0, 3.0, 4.0]) - 1.25f64.sqrt()).abs() < 1e-15);
     }
 }

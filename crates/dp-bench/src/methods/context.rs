@@ -3,10 +3,14 @@
 
 use anyhow::Context as _;
 use dp_core::accounting::event::Event;
-use dp_core::accounting::{RdpAccountant, epsilon_of};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use dp_core::accounting::{Accountant, PldAccountant, RdpAccountant, epsilon_of};
 use dp_core::learn::{GlmData, GlmLoss, Optimizer};
 use serde::{Deserialize, Serialize};
 
+use super::row_clip::ClipCache;
 use crate::experiment::config::{Config, DatasetConfig};
 
 /// The dataset of a config, loaded and split once for all cells.
@@ -27,12 +31,42 @@ pub struct Context<'a> {
     /// RDP accountant on the default orders; cells take [`RdpAccountant::fresh`] copies that
     /// share its subsampled-Gaussian tables.
     pub rdp: RdpAccountant,
+    /// Row-clipped copies of the train and test rows, for methods that tune the clipping bound.
+    pub clips: ClipCache<'a>,
+    /// PLD accountant (its answer is the smaller of its PLD and RDP bounds).
+    pub pld: PldAccountant,
+    /// [`Context::certify`]'s answers by event: grid points repeat their events across trials.
+    certified: Mutex<HashMap<String, f64>>,
 }
 
 impl Context<'_> {
     /// ε at the config's δ that a fresh RDP accountant certifies for `event`.
     pub fn epsilon_accounted(&self, event: &Event) -> anyhow::Result<f64> {
         Ok(epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?)
+    }
+
+    /// The tightest ε at the config's δ this project can certify for `event`: the PLD
+    /// accountant's (itself the smaller of its PLD and RDP bounds) where it supports the event,
+    /// else RDP's; ∞ for a release without guarantee. A single Gaussian, whose RDP conversion
+    /// is loose, is certified close to its exact (analytic) ε this way.
+    pub fn certify(&self, event: &Event) -> anyhow::Result<f64> {
+        if matches!(event, Event::NonPrivate) {
+            return Ok(f64::INFINITY);
+        }
+        let key = serde_json::to_string(event)?;
+        if let Some(e) = self.certified.lock().expect("certificate cache").get(&key) {
+            return Ok(*e);
+        }
+        let eps = if self.pld.supports(event).is_ok() {
+            epsilon_of(self.pld.fresh(), event, self.cfg.delta)?
+        } else {
+            epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?
+        };
+        self.certified
+            .lock()
+            .expect("certificate cache")
+            .insert(key, eps);
+        Ok(eps)
     }
 }
 
@@ -42,6 +76,16 @@ impl Prepared {
         let d = &cfg.dataset;
         let split = dp_data::load(&d.name, &d.preprocess())
             .with_context(|| format!("cannot load dataset {:?}", d.name))?;
+        if cfg.delta_rule.is_some() {
+            // δ = 1/n² was derived from the registry's row count: it must be this data's n.
+            let n = split.train.len() as f64;
+            anyhow::ensure!(
+                cfg.delta == 1.0 / (n * n),
+                "delta = \"1/n^2\" was resolved to {:e} but the training set has {} rows",
+                cfg.delta,
+                split.train.len()
+            );
+        }
         Ok(Prepared {
             cfg: cfg.clone(),
             split,
@@ -57,6 +101,9 @@ impl Prepared {
             train,
             test: &self.split.test,
             rdp: RdpAccountant::new(),
+            pld: PldAccountant::new(),
+            certified: Mutex::new(HashMap::new()),
+            clips: ClipCache::new(&self.split.train.x, &self.split.train.y, &self.split.test.x),
         })
     }
 

@@ -6,6 +6,8 @@
 mod alg1;
 mod context;
 mod dpsgd;
+mod iyengar;
+pub mod row_clip;
 
 use std::fmt::Debug;
 
@@ -20,7 +22,17 @@ use crate::experiment::record::CellRecord;
 use crate::experiment::summary::mean_ci95;
 
 /// Every method kind a config can name, in `dp-bench list` order.
-pub static METHODS: &[MethodEntry] = &[alg1::ENTRY, dpsgd::ENTRY];
+pub static METHODS: &[MethodEntry] = &[
+    alg1::ENTRY,
+    dpsgd::ENTRY,
+    iyengar::NP,
+    iyengar::AMP,
+    iyengar::AMP_HF,
+    iyengar::PSGD,
+    iyengar::PPSGD,
+    iyengar::PSCPSGD,
+    iyengar::PFW,
+];
 
 /// One method kind: its name in configs and how to build it from its table.
 pub struct MethodEntry {
@@ -86,6 +98,11 @@ pub struct Aggregate {
     pub accuracies: Vec<f64>,
     /// A hyperparameter chosen across trials (dishonest tuning), if any.
     pub chosen: Option<f64>,
+    /// The chosen configuration in words (`L=1;lr=0.1`), for grids of several hyperparameters.
+    pub label: Option<String>,
+    /// ε the accountant certifies for what the summary reports (the largest over its trials),
+    /// if the method knows it per configuration; `None` falls back to the cells' values.
+    pub epsilon_certified: Option<f64>,
 }
 
 impl Aggregate {
@@ -94,6 +111,8 @@ impl Aggregate {
         Aggregate {
             accuracies: cells.iter().map(|c| c.accuracy).collect(),
             chosen: None,
+            label: None,
+            epsilon_certified: None,
         }
     }
 
@@ -116,6 +135,8 @@ impl Aggregate {
             Some((v, accs)) => Aggregate {
                 accuracies: accs.clone(),
                 chosen: Some(f64::from_bits(*v)),
+                label: None,
+                epsilon_certified: None,
             },
             None => Aggregate::per_trial(cells),
         }

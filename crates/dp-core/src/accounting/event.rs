@@ -60,6 +60,11 @@ pub enum Event {
     },
     /// Each event in turn (adaptive composition).
     Composed(Vec<Event>),
+    /// One of these events, picked at random independently of the data (a tuned run that draws
+    /// its hyperparameters from a fixed grid). Its RDP is at most the pointwise maximum of the
+    /// components' (Rényi divergence is jointly quasi-convex: van Erven & Harremoës 2014,
+    /// Thm 13), also when the pick is released with the output.
+    Mixture(Vec<Event>),
     /// Papernot & Steinke (2022) private selection: `event` run a random number K of times
     /// (K drawn from `selection`), only the best run released. Their theorems need K
     /// independent runs of *one* randomised algorithm, whose event this is.
@@ -137,6 +142,7 @@ impl Event {
             Event::PoissonSampled { .. } => "PoissonSampled",
             Event::SelfComposed { .. } => "SelfComposed",
             Event::Composed(_) => "Composed",
+            Event::Mixture(_) => "Mixture",
             Event::RepeatAndSelect { .. } => "RepeatAndSelect",
         }
     }

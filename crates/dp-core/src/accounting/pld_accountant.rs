@@ -109,7 +109,7 @@ impl PldAccountant {
             Event::PoissonSampled { event, .. }
             | Event::SelfComposed { event, .. }
             | Event::RepeatAndSelect { event, .. } => Self::contains_non_private(event),
-            Event::Composed(v) => v.iter().any(Self::contains_non_private),
+            Event::Composed(v) | Event::Mixture(v) => v.iter().any(Self::contains_non_private),
             _ => false,
         }
     }
@@ -143,6 +143,10 @@ impl Accountant for PldAccountant {
             Event::RepeatAndSelect { .. } => Err(unsupported(
                 event,
                 "private-selection bounds (Papernot & Steinke) are RDP bounds; use the RDP accountant",
+            )),
+            Event::Mixture(_) => Err(unsupported(
+                event,
+                "a mixture is bounded by its worst component's RDP curve; use the RDP accountant",
             )),
             Event::EpsilonDelta { .. } => Err(unsupported(
                 event,

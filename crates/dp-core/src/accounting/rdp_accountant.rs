@@ -136,6 +136,19 @@ impl RdpAccountant {
                 }
                 Ok(total)
             }
+            Event::Mixture(events) => {
+                if events.is_empty() {
+                    return Err(DpError::Invalid("a mixture of no events".into()));
+                }
+                let mut worst = constant(0.0);
+                for e in events {
+                    let c = self.curve_of(e)?;
+                    for (w, v) in worst.eps.iter_mut().zip(&c.eps) {
+                        *w = w.max(*v);
+                    }
+                }
+                Ok(worst)
+            }
             Event::RepeatAndSelect { event, selection } => {
                 let base = self.curve_of(event)?;
                 if base.eps.iter().all(|e| e.is_infinite()) {
@@ -177,7 +190,9 @@ impl Accountant for RdpAccountant {
             Event::SelfComposed { event, .. } | Event::RepeatAndSelect { event, .. } => {
                 self.supports(event)
             }
-            Event::Composed(events) => events.iter().try_for_each(|e| self.supports(e)),
+            Event::Composed(events) | Event::Mixture(events) => {
+                events.iter().try_for_each(|e| self.supports(e))
+            }
             _ => Ok(()),
         }
     }

@@ -37,6 +37,20 @@ enum Storage<'a> {
 impl<'a> GlmData<'a> {
     /// Checks that `y` has one label in {−1, +1} per row and that `X` is finite.
     pub fn new(x: &'a FeatureMatrix, y: &'a [f64]) -> Result<Self> {
+        Self::build(Storage::Borrowed(x), y)
+    }
+
+    /// [`GlmData::new`] for a matrix the data own, e.g. a per-hyperparameter clipped copy of
+    /// the training rows (Iyengar et al. tune the clipping bound).
+    pub fn from_owned(x: FeatureMatrix, y: &'a [f64]) -> Result<Self> {
+        Self::build(Storage::Compact(x), y)
+    }
+
+    fn build(storage: Storage<'a>, y: &'a [f64]) -> Result<Self> {
+        let x = match &storage {
+            Storage::Borrowed(x) => *x,
+            Storage::Compact(x) => x,
+        };
         if y.len() != x.nrows() {
             return Err(DpError::Invalid(format!(
                 "{} labels for {} rows",
@@ -65,7 +79,7 @@ impl<'a> GlmData<'a> {
             FeatureMatrix::Dense { .. } if (x.nnz() as f64) <= COMPACT_DENSITY * cells => {
                 Storage::Compact(FeatureMatrix::Sparse(to_csr(x)))
             }
-            _ => Storage::Borrowed(x),
+            _ => storage,
         };
         Ok(GlmData {
             x,

@@ -2,11 +2,13 @@
 //! (or its parts); none touches the filesystem, so tests feed them small hand-written files.
 
 pub mod adult;
+pub mod covertype;
 pub mod gisette;
 pub mod idx;
 pub mod kddcup;
 pub mod onehot;
 pub mod rcv1;
+pub mod realsim;
 pub mod svmlight;
 
 use crate::error::{DataError, Result};

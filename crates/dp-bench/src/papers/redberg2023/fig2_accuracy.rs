@@ -63,6 +63,9 @@ pub fn read_summary(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
                 ci95: t.num(i, "ci95")?,
                 trials: t.num(i, "trials")? as usize,
                 chosen_lr: f64::NAN,
+                std: f64::NAN,
+                chosen: None,
+                epsilon_certified: f64::NAN,
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()

@@ -1,0 +1,373 @@
+//! The machinery every Iyengar et al. method shares: the common config keys, the [`Grid`] an
+//! algorithm describes itself by, and the one [`Method`] that runs any grid.
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use dp_core::accounting::event::Event;
+use dp_core::accounting::{RdpAccountant, Target};
+use dp_core::learn::iyengar::Calibration;
+use dp_core::learn::{GlmData, Mechanism, accuracy_random_ties};
+use dp_core::seed::derive_seed;
+use serde::{Deserialize, Serialize};
+
+use super::honest;
+use crate::experiment::grid::Cell;
+use crate::experiment::record::CellRecord;
+use crate::methods::dpsgd::Tuning;
+use crate::methods::row_clip::RowClip;
+use crate::methods::{Aggregate, CellOutcome, Context, LossKind, Method, parse_table};
+
+/// Keys every Iyengar et al. method takes besides its grid.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Common {
+    /// Loss: logistic, or Huber SVM with h = 0.1.
+    #[serde(default)]
+    pub loss: LossKind,
+    /// The authors' noise formulas (`paper`) or this project's certified calibration.
+    #[serde(default)]
+    pub calibration: Calibration,
+    /// Every grid point in every trial, best mean reported (`dishonest`, the paper's
+    /// protocol), or Papernot–Steinke private selection (`honest`).
+    #[serde(default = "dishonest")]
+    pub tuning: Tuning,
+    /// Honest only: the s in P[K > s] = `tail_prob` that fixes the Poisson mean of K.
+    #[serde(default = "default_runs")]
+    pub grid_size: u32,
+    /// Honest only: P[K > grid_size].
+    #[serde(default = "default_tail_prob")]
+    pub tail_prob: f64,
+}
+
+fn dishonest() -> Tuning {
+    Tuning::Dishonest
+}
+fn default_runs() -> u32 {
+    10
+}
+fn default_tail_prob() -> f64 {
+    0.9
+}
+
+const COMMON_KEYS: &[&str] = &["loss", "calibration", "tuning", "grid_size", "tail_prob"];
+
+impl Common {
+    /// Moves the common keys out of a method table and parses them.
+    pub fn take(table: &mut toml::Table) -> Result<Common, String> {
+        let mut mine = toml::Table::new();
+        for k in COMMON_KEYS {
+            if let Some(v) = table.remove(*k) {
+                mine.insert((*k).to_string(), v);
+            }
+        }
+        let c: Common = parse_table(mine)?;
+        if !(c.tail_prob > 0.0 && c.tail_prob < 1.0) {
+            return Err(format!("tail_prob` = {} must be in (0, 1)", c.tail_prob));
+        }
+        if c.grid_size == 0 {
+            return Err("grid_size` = 0 must be >= 1".into());
+        }
+        Ok(c)
+    }
+}
+
+/// One run of a grid point: the release, its privacy event and its diagnostics.
+pub struct Run {
+    /// The released model.
+    pub theta: Vec<f64>,
+    /// The event of what ran (for paper-mode AMP, at the γ it reached).
+    pub event: Event,
+    /// Noise scale of the run (the algorithm's main noise parameter), for the records.
+    pub noise: f64,
+}
+
+/// An algorithm of Iyengar et al. as a grid of hyperparameter points.
+pub trait Grid: Send + Sync + Debug + Serialize + 'static {
+    /// One hyperparameter point.
+    type Point: Clone + Debug + Send + Sync;
+
+    /// The mechanism a point builds.
+    type Mech: Mechanism;
+
+    /// The `kind` in configs.
+    fn kind(&self) -> &'static str;
+
+    /// The points, given the training-set size and the target ε (H-F AMP's f₁ depends on ε).
+    fn points(&self, n: usize, epsilon: f64) -> Vec<Self::Point>;
+
+    /// How a point clips the rows (train and test).
+    fn clip(&self, p: &Self::Point) -> RowClip;
+
+    /// A point the authors' code runs but that cannot learn (P-SGD's dead branches): honest
+    /// tuning draws only live points.
+    fn live(&self, _p: &Self::Point) -> bool {
+        true
+    }
+
+    /// The point in words, `key=value` joined by `;` (no commas: it goes into CSV files).
+    fn label(&self, p: &Self::Point) -> String;
+
+    /// The point's mechanism for `target` on `n` training rows.
+    fn build(
+        &self,
+        common: &Common,
+        p: &Self::Point,
+        n: usize,
+        target: Target,
+        rdp: &RdpAccountant,
+    ) -> dp_core::Result<Self::Mech>;
+
+    /// The run's main noise scale, for the records.
+    fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64;
+
+    /// The event of what ran: the mechanism's, unless the run changed it (paper-mode AMP's
+    /// γ-doubling retries).
+    fn ran(mech: &Self::Mech, _report: &<Self::Mech as Mechanism>::Report) -> Event {
+        mech.event()
+    }
+
+    /// Builds, fits on `data` and returns the release.
+    fn run(
+        &self,
+        common: &Common,
+        p: &Self::Point,
+        data: &GlmData<'_>,
+        target: Target,
+        rdp: &RdpAccountant,
+        seed: u64,
+    ) -> dp_core::Result<Run> {
+        let mech = self.build(common, p, data.n(), target, rdp)?;
+        let (theta, report) = mech.fit(data, seed)?;
+        Ok(Run {
+            theta,
+            event: Self::ran(&mech, &report),
+            noise: Self::noise(&report),
+        })
+    }
+
+    /// The event of the point's mechanism for `target` (honest tuning calibrates with it).
+    fn event(
+        &self,
+        common: &Common,
+        p: &Self::Point,
+        n: usize,
+        target: Target,
+        rdp: &RdpAccountant,
+    ) -> dp_core::Result<Event> {
+        Ok(self.build(common, p, n, target, rdp)?.event())
+    }
+}
+
+/// A [`Grid`] with its common keys: the [`Method`] of every Iyengar et al. kind.
+#[derive(Debug, Serialize)]
+pub struct GridMethod<G: Grid> {
+    /// The shared keys.
+    #[serde(flatten)]
+    pub common: Common,
+    /// The algorithm's grid.
+    #[serde(flatten)]
+    pub grid: G,
+    /// Honest tuning's per-run targets, solved once per ε and shared by the trials.
+    #[serde(skip)]
+    pub honest: honest::Cache,
+}
+
+impl<G: Grid> GridMethod<G> {
+    /// Wraps a parsed grid.
+    pub fn new(common: Common, grid: G) -> Self {
+        Self {
+            common,
+            grid,
+            honest: Default::default(),
+        }
+    }
+}
+
+/// Seed of run `i` of a cell: its own stream, independent of the other runs.
+pub fn run_seed(cell_seed: u64, i: usize) -> u64 {
+    derive_seed(&[&cell_seed.to_le_bytes(), &(i as u64).to_le_bytes()])
+}
+
+/// One point of a cell, scored; a refused release (calibration impossible, solver short of its
+/// gradient target, a row over the bound) releases nothing: θ = 0, which scores 50%.
+pub struct Scored {
+    /// Test accuracy in percent.
+    pub accuracy: f64,
+    /// ε the accountant certifies for what ran (∞: no guarantee).
+    pub epsilon: f64,
+    /// The run's noise scale (NaN when refused).
+    pub noise: f64,
+    /// Why the point released nothing, if it did not.
+    pub refused: Option<String>,
+}
+
+/// Runs point `p` on its clipped rows and scores it on the clipped test rows.
+pub fn run_point<G: Grid>(
+    m: &GridMethod<G>,
+    ctx: &Context<'_>,
+    p: &G::Point,
+    target: Target,
+    seed: u64,
+) -> anyhow::Result<Scored> {
+    let data = ctx.clips.get(m.grid.clip(p))?;
+    let score = |theta: &[f64]| 100.0 * accuracy_random_ties(&data.test_x, &ctx.test.y, theta);
+    Ok(
+        match m
+            .grid
+            .run(&m.common, p, &data.train, target, &ctx.rdp, seed)
+        {
+            Ok(run) => Scored {
+                accuracy: score(&run.theta),
+                epsilon: ctx.certify(&run.event)?,
+                noise: run.noise,
+                refused: None,
+            },
+            Err(e) => Scored {
+                accuracy: score(&vec![0.0; data.train.d()]),
+                epsilon: 0.0,
+                noise: f64::NAN,
+                refused: Some(e.to_string()),
+            },
+        },
+    )
+}
+
+/// JSON has no ∞: `null` stands for it in `details`.
+pub fn finite_or_null(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        x.into()
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+fn dishonest_cell<G: Grid>(
+    m: &GridMethod<G>,
+    ctx: &Context<'_>,
+    cell: &Cell,
+) -> anyhow::Result<CellOutcome> {
+    let n = ctx.train.n();
+    let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
+    let points = m.grid.points(n, cell.epsilon);
+    let mut acc = Vec::with_capacity(points.len());
+    let mut eps = Vec::with_capacity(points.len());
+    let mut noise = Vec::with_capacity(points.len());
+    let mut refused = BTreeMap::new();
+    for (i, p) in points.iter().enumerate() {
+        let s = run_point(m, ctx, p, target, run_seed(cell.seed, i))?;
+        acc.push(s.accuracy);
+        eps.push(finite_or_null(s.epsilon));
+        noise.push(finite_or_null(s.noise));
+        if let Some(why) = s.refused {
+            refused.insert(i.to_string(), why);
+        }
+    }
+    // The cell's own numbers: its best point (what this trial alone would report).
+    let best = (0..acc.len())
+        .max_by(|&a, &b| acc[a].total_cmp(&acc[b]))
+        .unwrap_or(0);
+    let best_eps = eps.get(best).and_then(serde_json::Value::as_f64).unwrap_or(
+        if refused.contains_key(&best.to_string()) {
+            0.0
+        } else {
+            f64::INFINITY
+        },
+    );
+    Ok(CellOutcome {
+        accuracy: acc.get(best).copied().unwrap_or(f64::NAN),
+        epsilon_accounted: best_eps,
+        details: serde_json::json!({
+            "n_train": n,
+            "points": points.len(),
+            "acc": acc,
+            "eps": eps,
+            "noise": noise,
+            "refused": refused,
+        }),
+    })
+}
+
+/// Per-point values of a dishonest cell (`None` where absent).
+fn column(c: &CellRecord, key: &str) -> Vec<Option<f64>> {
+    c.details
+        .get(key)
+        .and_then(serde_json::Value::as_array)
+        .map(|v| v.iter().map(serde_json::Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+impl<G: Grid> GridMethod<G> {
+    /// The paper's report: the point with the best mean accuracy over trials.
+    fn best_point(&self, cells: &[&CellRecord]) -> Aggregate {
+        let accs: Vec<Vec<Option<f64>>> = cells.iter().map(|c| column(c, "acc")).collect();
+        let len = accs.iter().map(Vec::len).min().unwrap_or(0);
+        let mean = |i: usize| -> Option<f64> {
+            let v: Option<Vec<f64>> = accs.iter().map(|a| a[i]).collect();
+            v.map(|v| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        let best = (0..len).filter_map(|i| mean(i).map(|m| (i, m))).fold(
+            None::<(usize, f64)>,
+            |b, (i, m)| match b {
+                Some((_, bm)) if bm >= m => b,
+                _ => Some((i, m)),
+            },
+        );
+        let Some((i, _)) = best else {
+            return Aggregate::per_trial(cells);
+        };
+        let eps = cells
+            .iter()
+            .map(|c| {
+                let refused = c
+                    .details
+                    .get("refused")
+                    .and_then(|r| r.get(i.to_string()))
+                    .is_some();
+                match column(c, "eps").get(i).copied().flatten() {
+                    Some(e) => e,
+                    None if refused => 0.0,
+                    None => f64::INFINITY,
+                }
+            })
+            .fold(0.0, f64::max);
+        let label = cells
+            .first()
+            .and_then(|c| {
+                let n = c.details.get("n_train")?.as_u64()? as usize;
+                let pts = self.grid.points(n, c.epsilon);
+                pts.get(i).map(|p| self.grid.label(p))
+            })
+            .unwrap_or_else(|| format!("point={i}"));
+        Aggregate {
+            accuracies: accs.iter().map(|a| a[i].unwrap_or(f64::NAN)).collect(),
+            chosen: Some(i as f64),
+            label: Some(label),
+            epsilon_certified: Some(eps),
+        }
+    }
+}
+
+impl<G: Grid> Method for GridMethod<G> {
+    fn kind(&self) -> &'static str {
+        self.grid.kind()
+    }
+
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("plain struct")
+    }
+
+    fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
+        match self.common.tuning {
+            Tuning::Dishonest => dishonest_cell(self, ctx, cell),
+            Tuning::Honest => honest::cell(self, ctx, cell),
+        }
+    }
+
+    fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
+        match self.common.tuning {
+            Tuning::Dishonest => self.best_point(cells),
+            Tuning::Honest => Aggregate::per_trial(cells),
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! `kind = "pfw"`: private Frank–Wolfe on the ℓ1 ball (Talwar et al. 2015; Iyengar et al.'s
+//! P-FW, `docs/reference/iyengar2019.md` §2.6). Rows are ℓ∞-clipped, train and test alike, as
+//! the authors' code does. Default grid: the code's (`gridsearch.py:342-352`), 84 points.
+
+use dp_core::accounting::{RdpAccountant, Target};
+use dp_core::learn::iyengar::frank_wolfe::{Pfw, PfwSpec};
+use dp_core::learn::{GlmLoss, Mechanism};
+use serde::{Deserialize, Serialize};
+
+use super::common::{Common, Grid, GridMethod};
+use crate::methods::row_clip::RowClip;
+use crate::methods::{Method, MethodEntry, parse_table};
+
+/// The table entry.
+pub const PFW: MethodEntry = MethodEntry {
+    kind: "pfw",
+    summary: "Iyengar et al. 2019 P-FW: private Frank-Wolfe on the l1 ball (report-noisy-max)",
+    parse,
+};
+
+/// P-FW's grid keys.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PfwGrid {
+    /// Numbers of iterations T.
+    #[serde(default = "steps")]
+    pub steps: Vec<u64>,
+    /// ℓ1-ball radii C₁.
+    #[serde(default = "radii")]
+    pub l1_radius: Vec<f64>,
+    /// ℓ∞ clipping bounds L of every coordinate.
+    #[serde(default = "clips")]
+    pub linf_clip: Vec<f64>,
+}
+
+fn steps() -> Vec<u64> {
+    vec![1000, 500, 100, 50, 20, 10, 5]
+}
+fn radii() -> Vec<f64> {
+    vec![1.0, 10.0, 100.0, 500.0]
+}
+fn clips() -> Vec<f64> {
+    vec![1.0, 0.1, 0.01]
+}
+
+fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
+    let common = Common::take(&mut table)?;
+    let grid: PfwGrid = parse_table(table)?;
+    super::check_grid("steps", &grid.steps, |v| v > 0)?;
+    super::check_grid("l1_radius", &grid.l1_radius, |v| v > 0.0)?;
+    super::check_grid("linf_clip", &grid.linf_clip, |v| v > 0.0)?;
+    Ok(Box::new(GridMethod::new(common, grid)))
+}
+
+impl Grid for PfwGrid {
+    type Point = PfwSpec;
+    type Mech = Pfw;
+
+    fn kind(&self) -> &'static str {
+        PFW.kind
+    }
+
+    fn points(&self, _n: usize, _epsilon: f64) -> Vec<PfwSpec> {
+        let mut out = Vec::new();
+        for &linf in &self.linf_clip {
+            for &l1_radius in &self.l1_radius {
+                for &steps in &self.steps {
+                    out.push(PfwSpec {
+                        loss: GlmLoss::Logistic,
+                        linf,
+                        l1_radius,
+                        steps,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn clip(&self, p: &PfwSpec) -> RowClip {
+        RowClip::Linf(p.linf)
+    }
+
+    fn label(&self, p: &PfwSpec) -> String {
+        format!("Linf={};C1={};T={}", p.linf, p.l1_radius, p.steps)
+    }
+
+    fn build(
+        &self,
+        common: &Common,
+        p: &PfwSpec,
+        n: usize,
+        target: Target,
+        rdp: &RdpAccountant,
+    ) -> dp_core::Result<Pfw> {
+        let spec = PfwSpec {
+            loss: common.loss.glm(),
+            ..*p
+        };
+        spec.build(common.calibration, n, target, rdp)
+    }
+
+    fn noise(report: &<Pfw as Mechanism>::Report) -> f64 {
+        report.noise
+    }
+}

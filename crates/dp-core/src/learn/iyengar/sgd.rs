@@ -1,0 +1,297 @@
+//! P-SGD, Iyengar et al.'s private minibatch SGD (paper Algorithm 2, after Bassily, Smith &
+//! Thakurta 2014; `docs/reference/iyengar2019.md` §2.3, `gradient_descent.py:13-62`).
+//!
+//! `Paper` runs the authors' loop: T steps, each on k indices drawn uniformly *with
+//! replacement*, θ ← θ − η(mean ∇(ℓ + (λ/2)‖θ‖²) + N(0, σ²I)), projection onto ‖θ‖₂ ≤ C after
+//! every step when C is set, θ₀ ~ U[−C, C]^d (0 without C), σ = 4L_reg√(T ln(1/δ))/(nε) with
+//! L_reg = L + λC. That σ is the moments-accountant form outside the range where it is proved,
+//! and is not (ε, δ)-DP for ε ≳ 0.3 (§2.8 item 4). `Certified` samples Poisson batches of rate
+//! q = k/n (as this project's DP-SGD), divides the gradient sum by k and calibrates the noise
+//! multiplier with the RDP accountant.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::StandardNormal;
+use serde::Serialize;
+
+use super::calibration::Calibration;
+use super::paper_noise;
+use super::step::{
+    check_row_bound, check_rows, loss_gradient, project_l2, serialize_loss, uniform_start,
+};
+use crate::accounting::calibrate::{Target, calibrate};
+use crate::accounting::event::Event;
+use crate::accounting::rdp_accountant::RdpAccountant;
+use crate::accounting::subsampled_gaussian::dpsgd_bracket;
+use crate::error::{Result, check_nonnegative, check_positive, ensure};
+use crate::learn::data::GlmData;
+use crate::learn::loss::{GlmLoss, lipschitz};
+use crate::learn::mechanism::Mechanism;
+use crate::learn::poisson_sampler::PoissonSampler;
+use crate::seed::derive_seed;
+
+/// The chosen settings of P-SGD (one grid point of `gridsearch.py:304-314`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PsgdSpec {
+    /// Per-example loss.
+    #[serde(serialize_with = "serialize_loss")]
+    pub loss: GlmLoss,
+    /// L: the public ℓ2 bound on every row (the rows are clipped to it beforehand).
+    pub lipschitz: f64,
+    /// λ of the (λ/2)‖θ‖² regulariser (≥ 0).
+    pub lambda: f64,
+    /// Constant step η.
+    pub lr: f64,
+    /// Number of steps T.
+    pub steps: u64,
+    /// Minibatch size k (the code's 50); the expected batch in certified mode.
+    pub batch: usize,
+    /// ℓ2 constraint radius C (`None`: unconstrained).
+    pub radius: Option<f64>,
+}
+
+impl PsgdSpec {
+    /// The code's live branches: (C None, λ = 0) or (C Some, λ > 0); any other combination
+    /// returns θ = 0 in the authors' code.
+    pub fn is_live(&self) -> bool {
+        match self.radius {
+            None => self.lambda == 0.0,
+            Some(_) => self.lambda > 0.0,
+        }
+    }
+
+    /// Checks every field; errors name the parameter.
+    pub fn check(&self) -> Result<()> {
+        self.loss.validate()?;
+        check_positive("lipschitz", self.lipschitz)?;
+        check_nonnegative("lambda", self.lambda)?;
+        check_positive("lr", self.lr)?;
+        ensure(self.steps > 0, "steps", self.steps as f64, "must be > 0")?;
+        ensure(self.batch > 0, "batch", self.batch as f64, "must be > 0")?;
+        if let Some(c) = self.radius {
+            check_positive("radius", c)?;
+        }
+        Ok(())
+    }
+
+    /// P-SGD on `n` training rows with the noise of `calibration` for `target`.
+    ///
+    /// Dead grid points (see [`PsgdSpec::is_live`]) stay dead in both calibrations: they release
+    /// θ = 0 and cost nothing. Certified mode errs when no noise multiplier meets the target.
+    pub fn build(
+        &self,
+        calibration: Calibration,
+        n: usize,
+        target: Target,
+        accountant: &RdpAccountant,
+    ) -> Result<Psgd> {
+        self.check()?;
+        let target = Target::new(target.epsilon, target.delta)?;
+        ensure(n > 0, "n", n as f64, "must be > 0")?;
+        ensure(
+            self.batch <= n,
+            "batch",
+            self.batch as f64,
+            "must be <= the number of training rows",
+        )?;
+        let rate = self.batch as f64 / n as f64;
+        // Sensitivity of a sum of per-example loss gradients (λθ is added outside the sum).
+        let grad_bound = lipschitz(self.loss, self.lipschitz);
+        let k = self.batch as f64;
+        let (noise, z) = if !self.is_live() {
+            (0.0, 0.0)
+        } else {
+            match calibration {
+                Calibration::Paper => {
+                    let l_reg = self.lipschitz + self.lambda * self.radius.unwrap_or(0.0);
+                    let sigma = paper_noise::psgd_sigma(
+                        l_reg,
+                        self.steps,
+                        n,
+                        target.epsilon,
+                        target.delta,
+                    )?;
+                    (sigma, sigma * k / grad_bound)
+                }
+                Calibration::Certified => {
+                    let z = certified_multiplier(rate, self.steps, target, accountant)?;
+                    (z * grad_bound / k, z)
+                }
+            }
+        };
+        let event = if self.is_live() {
+            Event::dpsgd(rate, z, self.steps)?
+        } else {
+            Event::NoOp
+        };
+        Ok(Psgd {
+            spec: *self,
+            calibration,
+            n,
+            rate,
+            noise,
+            z,
+            event,
+        })
+    }
+}
+
+/// The smallest noise multiplier whose `steps` Poisson-sampled Gaussian steps at `rate` the
+/// accountant certifies at `target`. Memoised for the process: a grid has hundreds of points
+/// but only its few (rate, T) pairs need a calibration, and the answer is a pure function of
+/// the key (the accountant's orders included).
+fn certified_multiplier(
+    rate: f64,
+    steps: u64,
+    target: Target,
+    accountant: &RdpAccountant,
+) -> Result<f64> {
+    type Key = (u64, u64, u64, u64, u64);
+    static CACHE: OnceLock<Mutex<HashMap<Key, f64>>> = OnceLock::new();
+    let orders: Vec<u8> = accountant
+        .orders()
+        .iter()
+        .flat_map(|a| a.to_bits().to_le_bytes())
+        .collect();
+    let key = (
+        rate.to_bits(),
+        steps,
+        target.epsilon.to_bits(),
+        target.delta.to_bits(),
+        derive_seed(&[&orders]),
+    );
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(z) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(*z);
+    }
+    let z = calibrate(
+        || accountant.fresh(),
+        |z| Event::dpsgd(rate, z, steps),
+        target,
+        dpsgd_bracket(rate, steps, target)?,
+    )?;
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, z);
+    Ok(z)
+}
+
+/// P-SGD with its noise fixed: build it with [`PsgdSpec::build`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Psgd {
+    spec: PsgdSpec,
+    calibration: Calibration,
+    n: usize,
+    rate: f64,
+    noise: f64,
+    z: f64,
+    event: Event,
+}
+
+/// What one P-SGD run used (all public: fixed before the data are read).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PsgdReport {
+    /// Which noise formulas ran.
+    pub calibration: Calibration,
+    /// False for a dead grid point (θ = 0 released).
+    pub live: bool,
+    /// Std σ of the Gaussian added to the mean gradient at every step (0 when dead).
+    pub noise: f64,
+    /// Noise multiplier z = σk/L of the accounted subsampled Gaussian (0 when dead).
+    pub z: f64,
+    /// Steps T.
+    pub steps: u64,
+}
+
+impl Psgd {
+    /// The settings.
+    pub fn spec(&self) -> &PsgdSpec {
+        &self.spec
+    }
+
+    /// Std σ of the per-step Gaussian on the mean gradient.
+    pub fn noise(&self) -> f64 {
+        self.noise
+    }
+
+    /// Noise multiplier z = σk/L.
+    pub fn noise_multiplier(&self) -> f64 {
+        self.z
+    }
+
+    /// The sampling rate q = k/n of the accounted event.
+    pub fn sampling_rate(&self) -> f64 {
+        self.rate
+    }
+
+    fn report(&self) -> PsgdReport {
+        PsgdReport {
+            calibration: self.calibration,
+            live: self.spec.is_live(),
+            noise: self.noise,
+            z: self.z,
+            steps: self.spec.steps,
+        }
+    }
+}
+
+impl Mechanism for Psgd {
+    type Report = PsgdReport;
+
+    fn name(&self) -> &'static str {
+        "psgd"
+    }
+
+    /// T Poisson-subsampled Gaussian steps, rate q = k/n, z = σk/L, for add/remove neighbours
+    /// (unlike the replace-one Gaussian events of P-PSGD and P-SCPSGD). In paper mode the
+    /// k-with-replacement minibatch is accounted as Poisson sampling of rate k/n: the
+    /// reference's own approximation (§2.3), not a proof. Dead grid points: [`Event::NoOp`].
+    fn event(&self) -> Event {
+        self.event.clone()
+    }
+
+    fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, PsgdReport)> {
+        let s = &self.spec;
+        check_rows(data, self.n)?;
+        check_row_bound(data, s.lipschitz)?;
+        let d = data.d();
+        if !s.is_live() {
+            return Ok((vec![0.0; d], self.report()));
+        }
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut theta = match s.radius {
+            Some(c) => uniform_start(&mut rng, d, c),
+            None => vec![0.0; d],
+        };
+        let sampler = PoissonSampler::new(self.n, self.rate)?;
+        let mut grad = vec![0.0; d];
+        let mut batch = Vec::with_capacity(2 * s.batch + 16);
+        let scale = 1.0 / s.batch as f64;
+        for _ in 0..s.steps {
+            match self.calibration {
+                Calibration::Paper => {
+                    batch.clear();
+                    batch.extend((0..s.batch).map(|_| rng.random_range(0..self.n)));
+                }
+                Calibration::Certified => sampler.sample_into(&mut rng, &mut batch),
+            }
+            loss_gradient(data, s.loss, &theta, &batch, scale, &mut grad);
+            for (t, &g) in theta.iter_mut().zip(&grad) {
+                let noise = self.noise * rng.sample::<f64, _>(StandardNormal);
+                *t -= s.lr * (g + s.lambda * *t + noise);
+            }
+            if let Some(c) = s.radius {
+                project_l2(&mut theta, c);
+            }
+        }
+        Ok((theta, self.report()))
+    }
+}
+
+#[cfg(test)]
+#[path = "sgd_tests.rs"]
+mod tests;
