@@ -45,9 +45,9 @@ impl Context<'_> {
         Ok(epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?)
     }
 
-    /// The tightest ε at the config's δ this project can certify for `event`: the PLD
-    /// accountant's (itself the smaller of its PLD and RDP bounds) where it supports the event,
-    /// else RDP's; ∞ for a release without guarantee. A single Gaussian, whose RDP conversion
+    /// The tightest ε at the config's δ this project can certify for `event`: the smaller of
+    /// the RDP and PLD accountants' bounds (both valid; RDP alone where PLD does not apply);
+    /// ∞ for a release without guarantee. A single Gaussian, whose RDP conversion
     /// is loose, is certified close to its exact (analytic) ε this way.
     pub fn certify(&self, event: &Event) -> anyhow::Result<f64> {
         if matches!(event, Event::NonPrivate) {
@@ -57,10 +57,14 @@ impl Context<'_> {
         if let Some(e) = self.certified.lock().expect("certificate cache").get(&key) {
             return Ok(*e);
         }
-        let eps = if self.pld.supports(event).is_ok() {
-            epsilon_of(self.pld.fresh(), event, self.cfg.delta)?
-        } else {
-            epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?
+        let rdp = epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?;
+        // PLD can decline an event it supports (a discretisation window too large for a long,
+        // low-noise composition): RDP's answer stands then.
+        let eps = match self.pld.supports(event) {
+            Ok(()) => {
+                epsilon_of(self.pld.fresh(), event, self.cfg.delta).map_or(rdp, |p| p.min(rdp))
+            }
+            Err(_) => rdp,
         };
         self.certified
             .lock()

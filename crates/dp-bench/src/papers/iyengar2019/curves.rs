@@ -74,10 +74,11 @@ pub fn write(
             continue;
         }
         for (cal, tun, caption) in VARIANTS {
+            // Every algorithm in every panel, so that an algorithm keeps its colour across panels.
             let series: Vec<Series> = ALGORITHMS
                 .iter()
                 .zip(DISPLAY)
-                .filter_map(|(a, name)| {
+                .map(|(a, name)| {
                     let mut pts: Vec<&Row> = rows
                         .iter()
                         .filter(|r| {
@@ -87,15 +88,19 @@ pub fn write(
                         })
                         .collect();
                     pts.sort_by(|x, y| x.epsilon.total_cmp(&y.epsilon));
-                    (!pts.is_empty()).then(|| Series {
-                        name: name.to_string(),
+                    Series {
+                        name: if pts.is_empty() {
+                            format!("{name} (not run)")
+                        } else {
+                            name.to_string()
+                        },
                         points: pts.iter().map(|r| (r.epsilon, r.mean_accuracy)).collect(),
                         err: Some(pts.iter().map(|r| r.std).collect()),
                         dashed: *a == "np",
-                    })
+                    }
                 })
                 .collect();
-            if series.len() > 1 || series.iter().any(|s| !s.dashed) {
+            if series.iter().any(|s| !s.dashed && !s.points.is_empty()) {
                 panels.push(Panel {
                     title: format!("{d}: {caption}"),
                     x_label: "ε".into(),

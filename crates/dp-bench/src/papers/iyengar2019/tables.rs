@@ -158,7 +158,7 @@ pub fn write_markdown(out: &Path, logistic: &[Row], huber: &[Row]) -> anyhow::Re
          value in parentheses. ε = 0.1 for binary tasks, 1 for multiclass ones. *Paper \
          calibration* is the authors' noise formulas, which are not private at the stated ε \
          everywhere (see the certified-ε table); *certified* is this project's calibration, \
-         whose every cell the RDP accountant certifies at the target. *Dishonest* tuning reports \
+         whose every cell this project's accountants certify at the target. *Dishonest* tuning reports \
          the grid point with the best mean test accuracy (the paper's protocol, tuning cost \
          ignored); *honest* is Papernot–Steinke private selection, its cost accounted.\n",
     );
@@ -204,4 +204,69 @@ pub fn write_markdown(out: &Path, logistic: &[Row], huber: &[Row]) -> anyhow::Re
         Ok(())
     })?;
     Ok(Outcome::Written(vec![path]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::csv::Table;
+
+    fn row(algorithm: &str, calibration: &str, epsilon: f64, acc: f64, cert: f64) -> Row {
+        Row {
+            dataset: "adult".into(),
+            loss: "logistic".into(),
+            algorithm: algorithm.into(),
+            calibration: calibration.into(),
+            tuning: "dishonest".into(),
+            epsilon,
+            mean_accuracy: acc,
+            std: 0.5,
+            trials: 10,
+            best_config: "L=1;lr=0.1".into(),
+            epsilon_certified: cert,
+        }
+    }
+
+    #[test]
+    fn fig1_keeps_the_table_epsilon_and_puts_the_papers_value_beside_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = vec![
+            row("psgd", "paper", 0.1, 78.0, 0.03),
+            row("psgd", "paper", 1.0, 82.0, 1.68),
+            row("psgd", "certified", 0.1, 80.0, 0.09),
+            row("amp", "paper", 0.1, 79.0, f64::INFINITY),
+        ];
+        let Outcome::Written(files) =
+            write_fig_table(dir.path(), "fig1", &rows, dir.path(), "logistic").unwrap()
+        else {
+            panic!("skipped")
+        };
+        let t = Table::read(&files[0]).unwrap();
+        assert_eq!(t.columns, COLUMNS.map(String::from).to_vec());
+        assert_eq!(t.rows.len(), 3, "only ε = 0.1 rows for a binary dataset");
+        // The paper's column order: AMP before P-SGD; the paper's Adult values attached.
+        assert_eq!(t.text(0, "algorithm").unwrap(), "amp");
+        assert_eq!(t.num(0, "paper_accuracy").unwrap(), 79.1);
+        assert_eq!(t.num(1, "paper_accuracy").unwrap(), 78.5);
+        assert!(t.num(0, "epsilon_certified").unwrap().is_infinite());
+        let Outcome::Written(md) = write_markdown(dir.path(), &rows, &[]).unwrap() else {
+            panic!("skipped")
+        };
+        let text = std::fs::read_to_string(&md[0]).unwrap();
+        assert!(text.contains("78.0 ± 0.5 (78.5)"), "{text}");
+        assert!(
+            text.contains("| 1.0000 |") && text.contains("1.680"),
+            "{text}"
+        );
+        assert!(text.contains("∞"), "{text}");
+    }
+
+    #[test]
+    fn missing_runs_are_skipped_with_the_command() {
+        let dir = tempfile::tempdir().unwrap();
+        match write_fig_table(dir.path(), "fig3", &[], dir.path(), "huber").unwrap() {
+            Outcome::Skipped(msg) => assert!(msg.contains("adult-huber.toml"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
+    }
 }
