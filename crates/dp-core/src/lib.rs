@@ -6,6 +6,7 @@
 
 pub mod accounting;
 pub mod error;
+pub mod fast_exp;
 pub mod features;
 pub mod learn;
 pub mod seed;

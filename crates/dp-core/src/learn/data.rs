@@ -26,6 +26,7 @@ pub struct GlmData<'a> {
     max_row_norm: f64,
     col_sq_norms: Vec<f64>,
     gram: OnceLock<Option<Vec<f64>>>,
+    columns: OnceLock<Csr>,
 }
 
 #[derive(Clone, Debug)]
@@ -88,6 +89,7 @@ impl<'a> GlmData<'a> {
             max_row_norm,
             col_sq_norms,
             gram: OnceLock::new(),
+            columns: OnceLock::new(),
         })
     }
 
@@ -125,6 +127,13 @@ impl<'a> GlmData<'a> {
         self.gram
             .get_or_init(|| (self.d() <= GRAM_MAX_D).then(|| gram(self.x())))
             .as_deref()
+    }
+
+    /// The columns of `X` as the rows of a CSR matrix (`Xᵀ`, non-zeros only), built on first
+    /// use and cached: full-gradient learners form `Xᵀv` as one gather per column and update
+    /// margins one column at a time.
+    pub fn columns(&self) -> &Csr {
+        self.columns.get_or_init(|| transpose(self.x()))
     }
 
     /// Number of examples.
@@ -188,6 +197,49 @@ fn gram(x: &FeatureMatrix) -> Vec<f64> {
         }
     }
     g
+}
+
+/// `Xᵀ` as CSR (row j = column j of X, row indices ascending), non-zeros only.
+fn transpose(x: &FeatureMatrix) -> Csr {
+    let (n, d) = (x.nrows(), x.ncols());
+    let mut count = vec![0usize; d + 1];
+    let each = |f: &mut dyn FnMut(usize, u32, f64)| {
+        for i in 0..n {
+            match x.row(i) {
+                Row::Dense(v) => v
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v != 0.0)
+                    .for_each(|(j, &v)| f(i, j as u32, v)),
+                Row::Sparse(idx, val) => idx
+                    .iter()
+                    .zip(val)
+                    .filter(|(_, v)| **v != 0.0)
+                    .for_each(|(&j, &v)| f(i, j, v)),
+            }
+        }
+    };
+    each(&mut |_, j, _| count[j as usize + 1] += 1);
+    for j in 0..d {
+        count[j + 1] += count[j];
+    }
+    let indptr = count.clone();
+    let mut next = count;
+    let mut indices = vec![0u32; indptr[d]];
+    let mut values = vec![0.0; indptr[d]];
+    each(&mut |i, j, v| {
+        let at = &mut next[j as usize];
+        indices[*at] = i as u32;
+        values[*at] = v;
+        *at += 1;
+    });
+    Csr {
+        nrows: d,
+        ncols: n,
+        indptr,
+        indices,
+        values,
+    }
 }
 
 /// CSR copy of the non-zeros of a matrix, row order and values unchanged.
@@ -257,6 +309,30 @@ mod tests {
         }
         assert_eq!(d.x().row_norms(), x.row_norms());
         assert_eq!(d.d(), 8);
+    }
+
+    #[test]
+    fn columns_are_the_transpose_for_both_storages() {
+        let v: Vec<f64> = (0..7 * 5)
+            .map(|k| if k % 4 == 1 { (k as f64).cos() } else { 0.0 })
+            .collect();
+        let dense = FeatureMatrix::dense(v.clone(), 7, 5);
+        let csr = FeatureMatrix::Sparse(to_csr(&dense));
+        let y = [1.0; 7];
+        for x in [&dense, &csr] {
+            let d = GlmData::new(x, &y).unwrap();
+            let t = d.columns();
+            assert_eq!((t.nrows, t.ncols), (5, 7));
+            let mut seen = 0;
+            for j in 0..5 {
+                for p in t.indptr[j]..t.indptr[j + 1] {
+                    let i = t.indices[p] as usize;
+                    assert_eq!(t.values[p], v[i * 5 + j]);
+                    seen += 1;
+                }
+            }
+            assert_eq!(seen, v.iter().filter(|x| **x != 0.0).count());
+        }
     }
 
     #[test]

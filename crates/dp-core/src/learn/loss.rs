@@ -115,6 +115,28 @@ impl GlmLoss {
         y * self.margin_deriv(y * u)
     }
 
+    /// `out[i] = ∂f/∂u (u[i]; y[i])` for a whole batch. The logistic branch uses
+    /// [`crate::fast_exp::exp`] (within 2 ulp of libm) so the loop vectorises; full-gradient
+    /// learners spend most of their time here.
+    pub fn deriv_into(self, u: &[f64], y: &[f64], out: &mut [f64]) {
+        assert!(
+            u.len() == y.len() && u.len() == out.len(),
+            "batch lengths differ"
+        );
+        match self {
+            GlmLoss::Logistic => {
+                for ((o, &u), &y) in out.iter_mut().zip(u).zip(y) {
+                    *o = -y / (1.0 + crate::fast_exp::exp(y * u));
+                }
+            }
+            GlmLoss::Huber { .. } => {
+                for ((o, &u), &y) in out.iter_mut().zip(u).zip(y) {
+                    *o = self.deriv(u, y);
+                }
+            }
+        }
+    }
+
     /// `sup |f'|`: the Lipschitz constant of `f` in `u` (1 for both losses).
     pub fn max_abs_deriv(self) -> f64 {
         1.0
@@ -202,6 +224,26 @@ mod tests {
                     assert_eq!(loss.value(u, y), loss.margin_value(z));
                     assert_eq!(loss.deriv(u, y), y * loss.margin_deriv(z));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn batch_derivatives_match_the_scalar_ones() {
+        let u: Vec<f64> = grid().collect();
+        let y: Vec<f64> = (0..u.len())
+            .map(|i| if i % 3 == 0 { -1.0 } else { 1.0 })
+            .collect();
+        for loss in LOSSES {
+            let mut out = vec![0.0; u.len()];
+            loss.deriv_into(&u, &y, &mut out);
+            for i in 0..u.len() {
+                let want = loss.deriv(u[i], y[i]);
+                assert!(
+                    (out[i] - want).abs() <= 4.0 * f64::EPSILON * want.abs(),
+                    "{loss:?} u={}",
+                    u[i]
+                );
             }
         }
     }

@@ -102,41 +102,30 @@ fn parse_amp(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     super::check_grid("eps_out_frac", &grid.eps_out_frac, unit)?;
     super::check_grid("row_clip", &grid.row_clip, |v| v > 0.0)?;
     grid.gamma.check()?;
-    Ok(Box::new(GridMethod::new(common, grid)))
+    Ok(Box::new(GridMethod::new(common, AmpFamily(grid))))
 }
 
 fn parse_amp_hf(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     let common = Common::take(&mut table)?;
     let grid: AmpHfGrid = parse_table(table)?;
     grid.gamma.check()?;
-    Ok(Box::new(GridMethod::new(common, grid)))
+    Ok(Box::new(GridMethod::new(common, AmpFamily(grid))))
 }
 
-fn label(p: &AmpSpec) -> String {
-    format!(
-        "L={};eps_frac={};eps_out_frac={};gamma={:e}",
-        p.lipschitz, p.eps_frac, p.eps_out_frac, p.gamma
-    )
+/// What differs between AMP and H-F AMP: the kind and the points of a cell.
+pub trait AmpPoints: Send + Sync + std::fmt::Debug + Serialize + 'static {
+    /// The method kind.
+    fn kind(&self) -> &'static str;
+    /// The cell's points for `n` rows at `epsilon`.
+    fn points(&self, n: usize, epsilon: f64) -> Vec<AmpSpec>;
 }
 
-fn build(
-    common: &Common,
-    p: &AmpSpec,
-    n: usize,
-    t: Target,
-    rdp: &RdpAccountant,
-) -> dp_core::Result<Amp> {
-    let spec = AmpSpec {
-        loss: common.loss.glm(),
-        ..*p
-    };
-    spec.build(common.calibration, n, t, rdp)
-}
+/// AMP or H-F AMP as a [`Grid`]: everything but the points is shared.
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+pub struct AmpFamily<P>(pub P);
 
-impl Grid for AmpGrid {
-    type Point = AmpSpec;
-    type Mech = Amp;
-
+impl AmpPoints for AmpGrid {
     fn kind(&self) -> &'static str {
         AMP.kind
     }
@@ -159,39 +148,9 @@ impl Grid for AmpGrid {
         }
         out
     }
-
-    fn clip(&self, p: &AmpSpec) -> RowClip {
-        RowClip::L2(p.lipschitz)
-    }
-
-    fn label(&self, p: &AmpSpec) -> String {
-        label(p)
-    }
-
-    fn build(
-        &self,
-        common: &Common,
-        p: &AmpSpec,
-        n: usize,
-        target: Target,
-        rdp: &RdpAccountant,
-    ) -> dp_core::Result<Amp> {
-        build(common, p, n, target, rdp)
-    }
-
-    fn noise(report: &<Amp as Mechanism>::Report) -> f64 {
-        report.noise
-    }
-
-    fn ran(_mech: &Amp, report: &<Amp as Mechanism>::Report) -> Event {
-        report.event.clone()
-    }
 }
 
-impl Grid for AmpHfGrid {
-    type Point = AmpSpec;
-    type Mech = Amp;
-
+impl AmpPoints for AmpHfGrid {
     fn kind(&self) -> &'static str {
         AMP_HF.kind
     }
@@ -203,13 +162,29 @@ impl Grid for AmpHfGrid {
         p.gamma = self.gamma.value(n);
         vec![p]
     }
+}
+
+impl<P: AmpPoints> Grid for AmpFamily<P> {
+    type Point = AmpSpec;
+    type Mech = Amp;
+
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+
+    fn points(&self, n: usize, epsilon: f64) -> Vec<AmpSpec> {
+        self.0.points(n, epsilon)
+    }
 
     fn clip(&self, p: &AmpSpec) -> RowClip {
         RowClip::L2(p.lipschitz)
     }
 
     fn label(&self, p: &AmpSpec) -> String {
-        label(p)
+        format!(
+            "L={};eps_frac={};eps_out_frac={};gamma={:e}",
+            p.lipschitz, p.eps_frac, p.eps_out_frac, p.gamma
+        )
     }
 
     fn build(
@@ -220,7 +195,11 @@ impl Grid for AmpHfGrid {
         target: Target,
         rdp: &RdpAccountant,
     ) -> dp_core::Result<Amp> {
-        build(common, p, n, target, rdp)
+        let spec = AmpSpec {
+            loss: common.loss.glm(),
+            ..*p
+        };
+        spec.build(common.calibration, n, target, rdp)
     }
 
     fn noise(report: &<Amp as Mechanism>::Report) -> f64 {

@@ -4,7 +4,7 @@
 use dp_core::accounting::event::Event;
 use dp_core::accounting::{RdpAccountant, Target, epsilon_of};
 
-use super::amp::{AmpGrid, AmpHfGrid};
+use super::amp::{AmpFamily, AmpGrid, AmpHfGrid};
 use super::common::{Common, Grid};
 use super::frank_wolfe::PfwGrid;
 use super::permutation::{PpsgdGrid, PscpsgdGrid};
@@ -60,8 +60,11 @@ fn every_certified_point_of_the_adult_grids_meets_its_target() {
     for loss in ["logistic", "huber"] {
         let c = common("certified", loss);
         let runs = [
-            ("amp", certify_grid(&defaults::<AmpGrid>(), &c)),
-            ("amp_hf", certify_grid(&defaults::<AmpHfGrid>(), &c)),
+            ("amp", certify_grid(&AmpFamily(defaults::<AmpGrid>()), &c)),
+            (
+                "amp_hf",
+                certify_grid(&AmpFamily(defaults::<AmpHfGrid>()), &c),
+            ),
             ("psgd", certify_grid(&defaults::<PsgdGrid>(), &c)),
             ("ppsgd", certify_grid(&defaults::<PpsgdGrid>(), &c)),
             ("pscpsgd", certify_grid(&defaults::<PscpsgdGrid>(), &c)),
@@ -101,7 +104,7 @@ fn the_paper_calibration_is_reported_not_hidden() {
     assert!(eps > 10.0, "{eps}");
     // Huber under the code's β = L² is not objective perturbation at large ε: no guarantee.
     let c = common("paper", "huber");
-    let grid: AmpGrid = defaults();
+    let grid = AmpFamily(defaults::<AmpGrid>());
     let p = grid
         .points(N, 10.0)
         .into_iter()
@@ -116,7 +119,7 @@ fn the_paper_calibration_is_reported_not_hidden() {
 #[test]
 fn the_code_grids_have_the_codes_sizes() {
     let sizes = [
-        defaults::<AmpGrid>().points(N, 0.1).len(),
+        AmpFamily(defaults::<AmpGrid>()).points(N, 0.1).len(),
         defaults::<PsgdGrid>().points(N, 0.1).len(),
         defaults::<PpsgdGrid>().points(N, 0.1).len(),
         defaults::<PscpsgdGrid>().points(N, 0.1).len(),
