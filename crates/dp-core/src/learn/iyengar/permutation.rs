@@ -29,6 +29,7 @@ use crate::accounting::calibrate::Target;
 use crate::accounting::event::Event;
 use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::error::{Result, check_positive, ensure};
+use crate::features::FeatureMatrix;
 use crate::learn::data::GlmData;
 use crate::learn::loss::{GlmLoss, beta, lipschitz};
 use crate::learn::mechanism::Mechanism;
@@ -321,6 +322,19 @@ fn permuted_batches(rng: &mut StdRng, n: usize, bounds: &[usize]) -> Vec<usize> 
     perm
 }
 
+/// The rows copied in pass order, and the identity order over the copy. Every pass then
+/// streams `X` front to back instead of visiting rows ~n/2 apart (on Adult the scattered
+/// reads were most of the run time). Each batch keeps its rows in the same order, so the
+/// iterates are bit-identical to reading through `perm`.
+fn in_pass_order(data: &GlmData<'_>, perm: &[usize]) -> (FeatureMatrix, Vec<f64>, Vec<usize>) {
+    let y = data.y();
+    (
+        data.x().select_rows(perm),
+        perm.iter().map(|&i| y[i]).collect(),
+        (0..perm.len()).collect(),
+    )
+}
+
 fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
@@ -345,13 +359,15 @@ impl Mechanism for Ppsgd {
         let mut rng = StdRng::seed_from_u64(seed);
         let bounds = batch_bounds(self.n, s.batch, self.calibration == Calibration::Certified);
         let perm = permuted_batches(&mut rng, self.n, &bounds);
+        let (x, y, order) = in_pass_order(data, &perm);
+        let data = GlmData::from_owned(x, &y)?;
         let d = data.d();
         let (mut theta, mut grad) = (vec![0.0; d], vec![0.0; d]);
         for _ in 0..s.passes {
             for w in bounds.windows(2) {
-                let rows = &perm[w[0]..w[1]];
+                let rows = &order[w[0]..w[1]];
                 let scale = 1.0 / rows.len() as f64;
-                loss_gradient(data, s.loss, &theta, rows, scale, &mut grad);
+                loss_gradient(&data, s.loss, &theta, rows, scale, &mut grad);
                 theta
                     .iter_mut()
                     .zip(&grad)
@@ -392,6 +408,8 @@ impl Mechanism for Pscpsgd {
         let mut theta = uniform_start(&mut rng, d, s.radius);
         let bounds = batch_bounds(self.n, s.batch, self.calibration == Calibration::Certified);
         let perm = permuted_batches(&mut rng, self.n, &bounds);
+        let (x, y, order) = in_pass_order(data, &perm);
+        let data = GlmData::from_owned(x, &y)?;
         let mut grad = vec![0.0; d];
         let (inv_beta, lambda) = (1.0 / self.smoothness, s.lambda);
         let mut t = 0u64;
@@ -399,9 +417,9 @@ impl Mechanism for Pscpsgd {
             for w in bounds.windows(2) {
                 t += 1;
                 let eta = inv_beta.min(1.0 / (lambda * t as f64));
-                let rows = &perm[w[0]..w[1]];
+                let rows = &order[w[0]..w[1]];
                 let scale = 1.0 / rows.len() as f64;
-                loss_gradient(data, s.loss, &theta, rows, scale, &mut grad);
+                loss_gradient(&data, s.loss, &theta, rows, scale, &mut grad);
                 for (th, g) in theta.iter_mut().zip(&grad) {
                     *th -= eta * (g + lambda * *th);
                 }
