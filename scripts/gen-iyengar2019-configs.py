@@ -13,6 +13,7 @@ ALGORITHMS = ["amp", "amp_hf", "psgd", "ppsgd", "pscpsgd", "pfw"]
 DATASETS = [
     ("adult", "adult-iyengar", "UCI Adult as the authors' script builds it (45,220 rows, 104 features)", True),
     ("kddcup99", "kddcup99", "KDD Cup 99 10% file, 70,000 rows sampled with replacement as the authors' script", True),
+    ("mnist", "mnist", "MNIST as TF splits it (training images 5,000-59,999 plus the 10,000 test images), pixels / 255, 10 classes one-vs-all at (eps/10, delta/10) each", True),
     ("synthetic-l", "synthetic-l", "make_classification(10000, 40 features, 30 informative) as the authors' code", True),
     ("synthetic-h", "synthetic-h", "make_classification(5000 x 5000, 10 informative), Table I's size", True),
     ("covertype", "covertype", "UCI Covertype (581,012 x 54, 7 classes): not downloadable here", False),
@@ -20,6 +21,8 @@ DATASETS = [
     ("rcv1", "rcv1", "RCV1 (50,000 x 47,236 subset): not downloadable here", False),
     ("real-sim", "real-sim", "LIBSVM real-sim (72,309 x 20,958): not downloadable here", False),
 ]
+# Multi-class data: one binary problem per class, argmax prediction (gridsearch.py:414-419).
+ONE_VS_ALL = {"mnist", "covertype"}
 # The Huber experiments use Synthetic-H at the code's 2,000 x 2,000.
 HUBER_DATASET = {"synthetic-h": "synthetic-h-2000"}
 
@@ -50,6 +53,10 @@ def config(name, registry, about, loss, runs_here):
         "bias = 0                 # the authors' linear models have no bias feature",
         "test_fraction = 0.2",
         "split_seed = 10000019",
+    ]
+    if name in ONE_VS_ALL:
+        lines.append("one_vs_all = true        # each class at (eps/K, delta/K), argmax prediction")
+    lines += [
         "",
         "[methods.np]",
         'kind = "np"',

@@ -12,6 +12,10 @@ cargo run --locked --quiet -p dp-bench --example output_perturbation -- "$out/ou
 # Iyengar et al. 2019 end to end on real Adult (cut-down grids), then its figures from that run.
 cargo run --locked --quiet -p dp-bench -- configs/iyengar2019/smoke.toml \
   --out "$out/iyengar2019/adult-logistic" --quiet
+# Its multi-class path (one-vs-all over MNIST's 10 digits), cut down alike.
+cargo run --locked --quiet -p dp-bench -- configs/iyengar2019/smoke-mnist.toml \
+  --out "$out/iyengar2019/mnist-logistic" --quiet
 cargo run --locked --quiet -p dp-bench -- figures iyengar2019 \
   --results "$out/iyengar2019" --out "$out/figures-iyengar2019"
 test -s "$out/figures-iyengar2019/fig1.csv" && test -s "$out/figures-iyengar2019/fig2.png"
+grep -q '^mnist,logistic,1,' "$out/figures-iyengar2019/fig1.csv"

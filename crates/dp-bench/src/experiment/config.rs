@@ -138,6 +138,10 @@ pub struct DatasetConfig {
     /// Clip every coordinate to [−c, c] (Iyengar et al.).
     #[serde(default)]
     pub clip_linf: Option<f64>,
+    /// Train one binary problem per class of the multi-class labels and predict the argmax
+    /// (Iyengar et al.'s MNIST: each class at (ε/K, δ/K)); the Iyengar et al. methods run it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_vs_all: bool,
 }
 
 impl DatasetConfig {

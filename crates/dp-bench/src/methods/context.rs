@@ -17,6 +17,8 @@ use crate::experiment::config::{Config, DatasetConfig};
 pub struct Prepared {
     cfg: Config,
     split: dp_data::Split,
+    /// One-vs-all: the training labels of class k against the rest, per class.
+    class_y: Vec<Vec<f64>>,
 }
 
 /// What a cell reads: the config, the training data prepared for the learners, the test set
@@ -28,6 +30,8 @@ pub struct Context<'a> {
     pub train: GlmData<'a>,
     /// Held-out rows.
     pub test: &'a dp_data::Dataset,
+    /// One-vs-all: the training rows labelled for each class (empty for binary tasks).
+    pub classes: Vec<GlmData<'a>>,
     /// RDP accountant on the default orders; cells take [`RdpAccountant::fresh`] copies that
     /// share its subsampled-Gaussian tables.
     pub rdp: RdpAccountant,
@@ -50,20 +54,26 @@ impl Context<'_> {
     /// ∞ for a release without guarantee. A single Gaussian, whose RDP conversion
     /// is loose, is certified close to its exact (analytic) ε this way.
     pub fn certify(&self, event: &Event) -> anyhow::Result<f64> {
+        self.certify_at(event, self.cfg.delta)
+    }
+
+    /// [`Context::certify`] at another δ (one-vs-all certifies each class at δ/K too).
+    pub fn certify_at(&self, event: &Event, delta: f64) -> anyhow::Result<f64> {
         if matches!(event, Event::NonPrivate) {
             return Ok(f64::INFINITY);
         }
-        let key = serde_json::to_string(event)?;
+        let mut key = serde_json::to_string(event)?;
+        if delta != self.cfg.delta {
+            key.push_str(&format!("@{delta:e}"));
+        }
         if let Some(e) = self.certified.lock().expect("certificate cache").get(&key) {
             return Ok(*e);
         }
-        let rdp = epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?;
+        let rdp = epsilon_of(self.rdp.fresh(), event, delta)?;
         // PLD can decline an event it supports (a discretisation window too large for a long,
         // low-noise composition): RDP's answer stands then.
         let eps = match self.pld.supports(event) {
-            Ok(()) => {
-                epsilon_of(self.pld.fresh(), event, self.cfg.delta).map_or(rdp, |p| p.min(rdp))
-            }
+            Ok(()) => epsilon_of(self.pld.fresh(), event, delta).map_or(rdp, |p| p.min(rdp)),
             Err(_) => rdp,
         };
         self.certified
@@ -80,6 +90,13 @@ impl Prepared {
         let d = &cfg.dataset;
         let split = dp_data::load(&d.name, &d.preprocess())
             .with_context(|| format!("cannot load dataset {:?}", d.name))?;
+        Self::from_split(cfg, split)
+    }
+
+    /// Prepares an already loaded split (the config's dataset keys other than the name and
+    /// `one_vs_all` are not applied again).
+    pub fn from_split(cfg: &Config, split: dp_data::Split) -> anyhow::Result<Prepared> {
+        let d = &cfg.dataset;
         if cfg.delta_rule.is_some() {
             // δ = 1/n² was derived from the registry's row count: it must be this data's n.
             let n = split.train.len() as f64;
@@ -90,9 +107,30 @@ impl Prepared {
                 split.train.len()
             );
         }
+        let class_y = if d.one_vs_all {
+            let classes = split.train.classes.as_ref().with_context(|| {
+                format!(
+                    "dataset.one_vs_all = true but {:?} has no multi-class labels: \
+                     remove the key or choose a multi-class dataset (mnist)",
+                    d.name
+                )
+            })?;
+            let k = split.train.n_classes().max(split.test.n_classes());
+            (0..k as u32)
+                .map(|c| {
+                    classes
+                        .iter()
+                        .map(|&l| if l == c { 1.0 } else { -1.0 })
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Prepared {
             cfg: cfg.clone(),
             split,
+            class_y,
         })
     }
 
@@ -100,14 +138,26 @@ impl Prepared {
     pub fn context(&self) -> anyhow::Result<Context<'_>> {
         let train = GlmData::new(&self.split.train.x, &self.split.train.y)
             .context("training data are not a valid binary GLM problem")?;
+        let classes = self
+            .class_y
+            .iter()
+            .map(|y| train.relabel(y))
+            .collect::<Result<_, _>>()
+            .context("one-vs-all labels")?;
         Ok(Context {
             cfg: &self.cfg,
             train,
             test: &self.split.test,
+            classes,
             rdp: RdpAccountant::new(),
             pld: PldAccountant::new(),
             certified: Mutex::new(HashMap::new()),
-            clips: ClipCache::new(&self.split.train.x, &self.split.train.y, &self.split.test.x),
+            clips: ClipCache::one_vs_all(
+                &self.split.train.x,
+                &self.split.train.y,
+                &self.class_y,
+                &self.split.test.x,
+            ),
         })
     }
 

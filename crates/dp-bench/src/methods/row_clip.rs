@@ -56,6 +56,8 @@ impl RowClip {
 pub struct ClippedData<'a> {
     /// The clipped training rows, prepared for the learners.
     pub train: GlmData<'a>,
+    /// One-vs-all: the same rows labelled for each class (empty for binary data).
+    pub classes: Vec<GlmData<'a>>,
     /// The clipped test rows (ℓ2 clipping only rescales them, which leaves sign predictions
     /// unchanged; ℓ∞ clipping changes them, as in the authors' code).
     pub test_x: FeatureMatrix,
@@ -67,6 +69,7 @@ type Slot<'a> = Arc<OnceLock<Arc<ClippedData<'a>>>>;
 pub struct ClipCache<'a> {
     train_x: &'a FeatureMatrix,
     train_y: &'a [f64],
+    class_y: &'a [Vec<f64>],
     test_x: &'a FeatureMatrix,
     slots: Mutex<HashMap<(u8, u64), Slot<'a>>>,
 }
@@ -74,9 +77,21 @@ pub struct ClipCache<'a> {
 impl<'a> ClipCache<'a> {
     /// A cache over the unclipped rows.
     pub fn new(train_x: &'a FeatureMatrix, train_y: &'a [f64], test_x: &'a FeatureMatrix) -> Self {
+        Self::one_vs_all(train_x, train_y, &[], test_x)
+    }
+
+    /// [`ClipCache::new`] that also labels every clipped copy for each class (`class_y[k]` is
+    /// class k against the rest).
+    pub fn one_vs_all(
+        train_x: &'a FeatureMatrix,
+        train_y: &'a [f64],
+        class_y: &'a [Vec<f64>],
+        test_x: &'a FeatureMatrix,
+    ) -> Self {
         Self {
             train_x,
             train_y,
+            class_y,
             test_x,
             slots: Mutex::new(HashMap::new()),
         }
@@ -93,8 +108,15 @@ impl<'a> ClipCache<'a> {
         }
         let train = GlmData::from_owned(clip.apply(self.train_x), self.train_y)
             .context("clipped training rows are not a valid GLM problem")?;
+        let classes = self
+            .class_y
+            .iter()
+            .map(|y| train.relabel(y))
+            .collect::<Result<_, _>>()
+            .context("one-vs-all labels do not fit the clipped rows")?;
         let data = Arc::new(ClippedData {
             train,
+            classes,
             test_x: clip.apply(self.test_x),
         });
         Ok(slot.get_or_init(|| data).clone())

@@ -2,7 +2,7 @@
 
 use crate::error::{DpError, Result};
 use crate::features::{Csr, FeatureMatrix, Row};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Dense inputs at most this dense are copied to CSR by [`GlmData::new`].
 pub const COMPACT_DENSITY: f64 = 0.25;
@@ -25,14 +25,15 @@ pub struct GlmData<'a> {
     row_norms: Vec<f64>,
     max_row_norm: f64,
     col_sq_norms: Vec<f64>,
-    gram: OnceLock<Option<Vec<f64>>>,
-    columns: OnceLock<Csr>,
+    // Shared with relabelled copies ([`GlmData::relabel`]): both depend on `X` only.
+    gram: Arc<OnceLock<Option<Vec<f64>>>>,
+    columns: Arc<OnceLock<Csr>>,
 }
 
 #[derive(Clone, Debug)]
 enum Storage<'a> {
     Borrowed(&'a FeatureMatrix),
-    Compact(FeatureMatrix),
+    Compact(Arc<FeatureMatrix>),
 }
 
 impl<'a> GlmData<'a> {
@@ -44,26 +45,36 @@ impl<'a> GlmData<'a> {
     /// [`GlmData::new`] for a matrix the data own, e.g. a per-hyperparameter clipped copy of
     /// the training rows (Iyengar et al. tune the clipping bound).
     pub fn from_owned(x: FeatureMatrix, y: &'a [f64]) -> Result<Self> {
-        Self::build(Storage::Compact(x), y)
+        Self::build(Storage::Compact(Arc::new(x)), y)
+    }
+
+    /// The same rows with other labels (one-vs-all: one binary problem per class), sharing
+    /// the features, their norms and the cached Gram matrix and column view.
+    pub fn relabel<'b>(&self, y: &'b [f64]) -> Result<GlmData<'b>>
+    where
+        'a: 'b,
+    {
+        check_labels(y, self.n())?;
+        Ok(GlmData {
+            x: match &self.x {
+                Storage::Borrowed(x) => Storage::Borrowed(x),
+                Storage::Compact(x) => Storage::Compact(x.clone()),
+            },
+            y,
+            row_norms: self.row_norms.clone(),
+            max_row_norm: self.max_row_norm,
+            col_sq_norms: self.col_sq_norms.clone(),
+            gram: self.gram.clone(),
+            columns: self.columns.clone(),
+        })
     }
 
     fn build(storage: Storage<'a>, y: &'a [f64]) -> Result<Self> {
         let x = match &storage {
             Storage::Borrowed(x) => *x,
-            Storage::Compact(x) => x,
+            Storage::Compact(x) => x.as_ref(),
         };
-        if y.len() != x.nrows() {
-            return Err(DpError::Invalid(format!(
-                "{} labels for {} rows",
-                y.len(),
-                x.nrows()
-            )));
-        }
-        if let Some(bad) = y.iter().find(|&&v| v != 1.0 && v != -1.0) {
-            return Err(DpError::Invalid(format!(
-                "labels must be -1 or +1, found {bad}"
-            )));
-        }
+        check_labels(y, x.nrows())?;
         let row_norms = x.row_norms();
         if row_norms.iter().any(|r| !r.is_finite()) {
             return Err(DpError::Invalid(
@@ -78,7 +89,7 @@ impl<'a> GlmData<'a> {
         let cells = (x.nrows() * x.ncols()).max(1) as f64;
         let x = match x {
             FeatureMatrix::Dense { .. } if (x.nnz() as f64) <= COMPACT_DENSITY * cells => {
-                Storage::Compact(FeatureMatrix::Sparse(to_csr(x)))
+                Storage::Compact(Arc::new(FeatureMatrix::Sparse(to_csr(x))))
             }
             _ => storage,
         };
@@ -88,8 +99,8 @@ impl<'a> GlmData<'a> {
             row_norms,
             max_row_norm,
             col_sq_norms,
-            gram: OnceLock::new(),
-            columns: OnceLock::new(),
+            gram: Default::default(),
+            columns: Default::default(),
         })
     }
 
@@ -97,7 +108,7 @@ impl<'a> GlmData<'a> {
     pub fn x(&self) -> &FeatureMatrix {
         match &self.x {
             Storage::Borrowed(x) => x,
-            Storage::Compact(x) => x,
+            Storage::Compact(x) => x.as_ref(),
         }
     }
 
@@ -144,6 +155,22 @@ impl<'a> GlmData<'a> {
     /// Number of features (including any bias column).
     pub fn d(&self) -> usize {
         self.col_sq_norms.len()
+    }
+}
+
+/// One label in {−1, +1} per row.
+fn check_labels(y: &[f64], rows: usize) -> Result<()> {
+    if y.len() != rows {
+        return Err(DpError::Invalid(format!(
+            "{} labels for {rows} rows",
+            y.len()
+        )));
+    }
+    match y.iter().find(|&&v| v != 1.0 && v != -1.0) {
+        Some(bad) => Err(DpError::Invalid(format!(
+            "labels must be -1 or +1, found {bad}"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -333,6 +360,31 @@ mod tests {
             }
             assert_eq!(seen, v.iter().filter(|x| **x != 0.0).count());
         }
+    }
+
+    #[test]
+    fn relabel_shares_the_features_and_checks_the_labels() {
+        let v: Vec<f64> = (0..6 * 4)
+            .map(|k| if k % 5 == 0 { 1.5 } else { 0.0 })
+            .collect();
+        let x = FeatureMatrix::dense(v, 6, 4);
+        let y = [1.0, -1.0, 1.0, -1.0, 1.0, -1.0];
+        let d = GlmData::new(&x, &y).unwrap();
+        let cols = d.columns() as *const Csr;
+        let other = [-1.0; 6];
+        let r = d.relabel(&other).unwrap();
+        assert_eq!(r.y(), &other);
+        assert_eq!(r.row_norms(), d.row_norms());
+        assert!(
+            std::ptr::eq(r.x(), d.x()),
+            "the features are shared, not copied"
+        );
+        assert!(
+            std::ptr::eq(r.columns(), cols),
+            "the cached column view is shared"
+        );
+        assert!(d.relabel(&[1.0; 5]).is_err(), "one label per row");
+        assert!(d.relabel(&[0.0; 6]).is_err(), "labels are ±1");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use dp_core::learn::tuning::sample_runs;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::common::{Grid, GridMethod, finite_or_null, run_point, run_seed};
+use super::common::{Grid, GridMethod, finite_or_null, point_event, run_point, run_seed};
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context};
 
@@ -47,9 +47,11 @@ type PlanSlot = Arc<OnceLock<Result<Plan, String>>>;
 /// Step of the ε_run search: the bracket ends when hi/lo < 1 + this.
 const RUN_TARGET_REL: f64 = 0.02;
 
+#[allow(clippy::too_many_arguments)]
 fn tuned_event<G: Grid>(
     m: &GridMethod<G>,
     n: usize,
+    classes: usize,
     live: &[usize],
     points: &[G::Point],
     run_target: Target,
@@ -59,11 +61,7 @@ fn tuned_event<G: Grid>(
     // A point that cannot be calibrated releases nothing when drawn: NoOp.
     let parts = live
         .iter()
-        .map(|&i| {
-            m.grid
-                .event(&m.common, &points[i], n, run_target, rdp)
-                .unwrap_or(Event::NoOp)
-        })
+        .map(|&i| point_event(m, &points[i], n, classes, run_target, rdp).unwrap_or(Event::NoOp))
         .collect();
     Event::Mixture(parts).repeat_and_select(selection)
 }
@@ -81,7 +79,16 @@ fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::
     let selection = Selection::poisson(mu)?;
     let cost = |eps_run: f64| -> anyhow::Result<f64> {
         let t = Target::new(eps_run, delta)?;
-        let e = tuned_event(m, n, &live, &points, t, selection, &ctx.rdp);
+        let e = tuned_event(
+            m,
+            n,
+            ctx.classes.len(),
+            &live,
+            &points,
+            t,
+            selection,
+            &ctx.rdp,
+        );
         ctx.certify(&e)
     };
     let run_target = match m.common.calibration {

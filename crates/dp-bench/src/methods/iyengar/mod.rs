@@ -38,4 +38,6 @@ fn check_grid<T: Copy + std::fmt::Display>(
 }
 
 #[cfg(test)]
+mod one_vs_all_tests;
+#[cfg(test)]
 mod tests;

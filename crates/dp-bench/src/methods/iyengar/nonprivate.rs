@@ -5,8 +5,9 @@
 //! same regularised objective with the Huber loss.
 
 use anyhow::Context as _;
-use dp_core::learn::{GlmData, accuracy_random_ties, fit_glm};
+use dp_core::learn::{GlmData, accuracy_random_ties, fit_glm, multiclass_accuracy};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, LossKind, Method, MethodEntry, parse_table};
@@ -56,13 +57,35 @@ impl Method for NpConfig {
         let data = GlmData::from_owned(x, ctx.train.y())?;
         let n = data.n() as f64;
         // C·Σℓ + ½‖θ‖² is n·C × the mean objective with l2 = 1/(n·C).
-        let fit = fit_glm(&data, self.loss.glm(), 1.0 / (n * self.c), 1e-10)
-            .context("the non-private baseline did not converge")?;
+        let fit = |d: &GlmData<'_>| {
+            fit_glm(d, self.loss.glm(), 1.0 / (n * self.c), 1e-10)
+                .context("the non-private baseline did not converge")
+        };
         let test_x = ctx.test.x.with_bias_column(1.0);
+        let (accuracy, iterations) = match ctx.test.classes.as_deref() {
+            Some(classes) if !ctx.classes.is_empty() => {
+                // One-vs-all, as the private methods: one fit per class, argmax prediction.
+                let (mut thetas, mut iterations) = (Vec::new(), Vec::new());
+                for c in &ctx.classes {
+                    let f = fit(&data.relabel(c.y())?)?;
+                    iterations.push(f.iterations);
+                    thetas.push(f.x);
+                }
+                (
+                    multiclass_accuracy(&test_x, classes, &thetas),
+                    json!(iterations),
+                )
+            }
+            _ => {
+                let f = fit(&data)?;
+                let acc = accuracy_random_ties(&test_x, &ctx.test.y, &f.x);
+                (acc, json!(f.iterations))
+            }
+        };
         Ok(CellOutcome {
-            accuracy: 100.0 * accuracy_random_ties(&test_x, &ctx.test.y, &fit.x),
+            accuracy: 100.0 * accuracy,
             epsilon_accounted: f64::INFINITY,
-            details: serde_json::json!({ "iterations": fit.iterations }),
+            details: json!({ "iterations": iterations }),
         })
     }
 }
