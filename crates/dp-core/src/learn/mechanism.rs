@@ -34,3 +34,15 @@ pub trait Mechanism: Send + Sync {
     /// Runs the mechanism on `data`, returning the released model and the run's report.
     fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, Self::Report)>;
 }
+
+/// An output-perturbation mechanism: a non-private descent, then noise scaled to its
+/// sensitivity. Only [`OutputPerturbation::release`] depends on the privacy target, so a sweep
+/// over ε may run one descent and release it at every ε (each release is still exactly the
+/// mechanism: the descent's randomness is not part of the guarantee's noise).
+pub trait OutputPerturbation: Mechanism {
+    /// The non-private model, from randomness drawn from `seed`.
+    fn descend(&self, data: &GlmData<'_>, seed: u64) -> Result<Vec<f64>>;
+
+    /// The release of a [`OutputPerturbation::descend`] result, noise drawn from `seed`.
+    fn release(&self, theta: Vec<f64>, seed: u64) -> (Vec<f64>, Self::Report);
+}

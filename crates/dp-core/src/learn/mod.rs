@@ -28,7 +28,7 @@ pub use data::GlmData;
 pub use dpsgd::{DpSgd, DpSgdOutput, DpSgdReport, dpsgd, poisson_schedule};
 pub use lbfgs::{LbfgsOptions, LbfgsReport, LbfgsStatus};
 pub use loss::{GlmLoss, beta, lipschitz};
-pub use mechanism::Mechanism;
+pub use mechanism::{Mechanism, OutputPerturbation};
 pub use metrics::{accuracy, accuracy_random_ties, mean_loss, multiclass_accuracy};
 pub use optimizer::Optimizer;
 pub use tuning::{Candidates, RepeatAndSelect, Selected, best_of, log_grid};

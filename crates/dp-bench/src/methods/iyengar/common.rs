@@ -12,7 +12,7 @@ use dp_core::learn::{GlmData, Mechanism, accuracy_random_ties, multiclass_accura
 use dp_core::seed::derive_seed;
 use serde::{Deserialize, Serialize};
 
-use super::honest;
+use super::{descent, honest};
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
 use crate::methods::dpsgd::Tuning;
@@ -147,6 +147,23 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
         })
     }
 
+    /// [`Grid::run`] that may take the target-independent part of the run from `shared`
+    /// (the output-perturbation algorithms, see [`descent`]); by default everything runs.
+    /// Only for grids whose points do not depend on ε (the share is keyed by point index).
+    #[allow(clippy::too_many_arguments)]
+    fn run_shared(
+        &self,
+        common: &Common,
+        p: &Self::Point,
+        data: &GlmData<'_>,
+        target: Target,
+        rdp: &RdpAccountant,
+        seed: u64,
+        _shared: &descent::Shared,
+    ) -> dp_core::Result<Run> {
+        self.run(common, p, data, target, rdp, seed)
+    }
+
     /// The event of the point's mechanism for `target` (honest tuning calibrates with it).
     fn event(
         &self,
@@ -172,6 +189,9 @@ pub struct GridMethod<G: Grid> {
     /// Honest tuning's per-run targets, solved once per ε and shared by the trials.
     #[serde(skip)]
     pub honest: honest::Cache,
+    /// Dishonest tuning's ε-independent descents, shared by the ε values of a trial.
+    #[serde(skip)]
+    pub descents: descent::Cache,
 }
 
 impl<G: Grid> GridMethod<G> {
@@ -181,6 +201,7 @@ impl<G: Grid> GridMethod<G> {
             common,
             grid,
             honest: Default::default(),
+            descents: Default::default(),
         }
     }
 }
@@ -203,6 +224,42 @@ pub struct Scored {
     pub refused: Option<String>,
 }
 
+/// Where a run sits in a dishonest sweep: what its ε-independent part is shared by.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepAt<'c> {
+    /// The method's name in the config.
+    pub method: &'c str,
+    /// The trial.
+    pub trial: u32,
+    /// The point's index in the grid.
+    pub point: usize,
+}
+
+/// Runs `p` on `data` (class `class` of a one-vs-all task, 0 otherwise), sharing the
+/// ε-independent part of the run when `at` places it in a sweep.
+#[allow(clippy::too_many_arguments)]
+fn run_on<G: Grid>(
+    m: &GridMethod<G>,
+    ctx: &Context<'_>,
+    p: &G::Point,
+    data: &GlmData<'_>,
+    target: Target,
+    seed: u64,
+    at: Option<SweepAt<'_>>,
+    class: usize,
+) -> dp_core::Result<Run> {
+    match at {
+        Some(a) => {
+            let shared = m
+                .descents
+                .shared(ctx.cfg.seed, a.method, a.trial, a.point, class);
+            m.grid
+                .run_shared(&m.common, p, data, target, &ctx.rdp, seed, &shared)
+        }
+        None => m.grid.run(&m.common, p, data, target, &ctx.rdp, seed),
+    }
+}
+
 /// Runs point `p` on its clipped rows and scores it on the clipped test rows.
 pub fn run_point<G: Grid>(
     m: &GridMethod<G>,
@@ -210,31 +267,27 @@ pub fn run_point<G: Grid>(
     p: &G::Point,
     target: Target,
     seed: u64,
+    at: Option<SweepAt<'_>>,
 ) -> anyhow::Result<Scored> {
     let data = ctx.clips.get(m.grid.clip(p))?;
     if !data.classes.is_empty() {
-        return run_one_vs_all(m, ctx, &data, p, target, seed);
+        return run_one_vs_all(m, ctx, &data, p, target, seed, at);
     }
     let score = |theta: &[f64]| 100.0 * accuracy_random_ties(&data.test_x, &ctx.test.y, theta);
-    Ok(
-        match m
-            .grid
-            .run(&m.common, p, &data.train, target, &ctx.rdp, seed)
-        {
-            Ok(run) => Scored {
-                accuracy: score(&run.theta),
-                epsilon: ctx.certify(&run.event)?,
-                noise: run.noise,
-                refused: None,
-            },
-            Err(e) => Scored {
-                accuracy: score(&vec![0.0; data.train.d()]),
-                epsilon: 0.0,
-                noise: f64::NAN,
-                refused: Some(e.to_string()),
-            },
+    Ok(match run_on(m, ctx, p, &data.train, target, seed, at, 0) {
+        Ok(run) => Scored {
+            accuracy: score(&run.theta),
+            epsilon: ctx.certify(&run.event)?,
+            noise: run.noise,
+            refused: None,
         },
-    )
+        Err(e) => Scored {
+            accuracy: score(&vec![0.0; data.train.d()]),
+            epsilon: 0.0,
+            noise: f64::NAN,
+            refused: Some(e.to_string()),
+        },
+    })
 }
 
 /// The per-class target of a one-vs-all task with `k` classes: (ε/k, δ/k), as the authors
@@ -268,6 +321,7 @@ pub fn point_event<G: Grid>(
 
 /// One-vs-all: point `p` trained once per class at (ε/K, δ/K) (each class its own seed),
 /// scored by the argmax rule; a class whose release is refused contributes θ = 0.
+#[allow(clippy::too_many_arguments)]
 fn run_one_vs_all<G: Grid>(
     m: &GridMethod<G>,
     ctx: &Context<'_>,
@@ -275,16 +329,14 @@ fn run_one_vs_all<G: Grid>(
     p: &G::Point,
     target: Target,
     seed: u64,
+    at: Option<SweepAt<'_>>,
 ) -> anyhow::Result<Scored> {
     let k = data.classes.len();
     let part = class_target(target, k)?;
     let (mut thetas, mut events) = (Vec::with_capacity(k), Vec::with_capacity(k));
     let (mut noise, mut refused) = (f64::NAN, None);
     for (c, train) in data.classes.iter().enumerate() {
-        match m
-            .grid
-            .run(&m.common, p, train, part, &ctx.rdp, run_seed(seed, c))
-        {
+        match run_on(m, ctx, p, train, part, run_seed(seed, c), at, c) {
             Ok(run) => {
                 thetas.push(run.theta);
                 events.push(run.event);
@@ -338,8 +390,23 @@ fn dishonest_cell<G: Grid>(
     let mut eps = Vec::with_capacity(points.len());
     let mut noise = Vec::with_capacity(points.len());
     let mut refused = BTreeMap::new();
-    for (i, p) in points.iter().enumerate() {
-        let s = run_point(m, ctx, p, target, run_seed(cell.seed, i))?;
+    // Each ε starts at its own place in the grid, so that cells of one trial at different ε
+    // running at once compute different shared descents instead of waiting on the same one.
+    let k = ctx.cfg.epsilons.len().max(1);
+    let at_eps = ctx.cfg.epsilons.iter().position(|&e| e == cell.epsilon);
+    let start = at_eps.unwrap_or(0) * points.len() / k;
+    let mut scored: Vec<Option<Scored>> = points.iter().map(|_| None).collect();
+    for j in 0..points.len() {
+        let i = (start + j) % points.len();
+        let at = SweepAt {
+            method: &cell.method,
+            trial: cell.trial,
+            point: i,
+        };
+        let seed = run_seed(cell.seed, i);
+        scored[i] = Some(run_point(m, ctx, &points[i], target, seed, Some(at))?);
+    }
+    for (i, s) in scored.into_iter().flatten().enumerate() {
         acc.push(s.accuracy);
         eps.push(finite_or_null(s.epsilon));
         noise.push(finite_or_null(s.noise));

@@ -152,7 +152,14 @@ pub fn cell<G: Grid>(
     let mut best: Option<(f64, usize)> = None;
     for j in 0..k {
         let i = plan.live[rng.random_range(0..plan.live.len())];
-        let s = run_point(m, ctx, &points[i], plan.run_target, run_seed(cell.seed, j))?;
+        let s = run_point(
+            m,
+            ctx,
+            &points[i],
+            plan.run_target,
+            run_seed(cell.seed, j),
+            None,
+        )?;
         scores.push((i, s.accuracy));
         if best.is_none_or(|(b, _)| s.accuracy >= b) {
             best = Some((s.accuracy, i));

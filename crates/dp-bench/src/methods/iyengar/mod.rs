@@ -10,6 +10,7 @@
 
 mod amp;
 mod common;
+mod descent;
 mod frank_wolfe;
 mod honest;
 mod nonprivate;

@@ -5,10 +5,11 @@
 
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::iyengar::permutation::{Ppsgd, PpsgdSpec, Pscpsgd, PscpsgdSpec};
-use dp_core::learn::{GlmLoss, Mechanism};
+use dp_core::learn::{GlmData, GlmLoss, Mechanism};
 use serde::{Deserialize, Serialize};
 
-use super::common::{Common, Grid, GridMethod};
+use super::common::{Common, Grid, GridMethod, Run};
+use super::descent;
 use super::sgd::clips;
 use crate::methods::row_clip::RowClip;
 use crate::methods::{Method, MethodEntry, parse_table};
@@ -174,6 +175,20 @@ impl Grid for PpsgdGrid {
         spec.build(common.calibration, n, target, rdp)
     }
 
+    fn run_shared(
+        &self,
+        common: &Common,
+        p: &Self::Point,
+        data: &GlmData<'_>,
+        target: Target,
+        rdp: &RdpAccountant,
+        seed: u64,
+        shared: &descent::Shared,
+    ) -> dp_core::Result<Run> {
+        let mech = self.build(common, p, data.n(), target, rdp)?;
+        descent::run::<Self>(&mech, data, seed, shared)
+    }
+
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64 {
         report.noise
     }
@@ -232,6 +247,20 @@ impl Grid for PscpsgdGrid {
             ..*p
         };
         spec.build(common.calibration, n, target, rdp)
+    }
+
+    fn run_shared(
+        &self,
+        common: &Common,
+        p: &Self::Point,
+        data: &GlmData<'_>,
+        target: Target,
+        rdp: &RdpAccountant,
+        seed: u64,
+        shared: &descent::Shared,
+    ) -> dp_core::Result<Run> {
+        let mech = self.build(common, p, data.n(), target, rdp)?;
+        descent::run::<Self>(&mech, data, seed, shared)
     }
 
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64 {

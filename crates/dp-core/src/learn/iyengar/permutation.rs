@@ -32,7 +32,8 @@ use crate::error::{Result, check_positive, ensure};
 use crate::features::FeatureMatrix;
 use crate::learn::data::GlmData;
 use crate::learn::loss::{GlmLoss, beta, lipschitz};
-use crate::learn::mechanism::Mechanism;
+use crate::learn::mechanism::{Mechanism, OutputPerturbation};
+use crate::seed::derive_seed;
 
 /// The chosen settings of P-PSGD (one point of `gridsearch.py:315-329`; the grid's λ is
 /// ignored by the code and absent here).
@@ -339,20 +340,16 @@ fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
-impl Mechanism for Ppsgd {
-    type Report = PpsgdReport;
+/// The seed of the output noise of a [`Mechanism::fit`] with `seed` (the descent uses `seed`).
+fn noise_seed(seed: u64) -> u64 {
+    derive_seed(&[b"output noise", &seed.to_le_bytes()])
+}
 
-    fn name(&self) -> &'static str {
-        "ppsgd"
-    }
-
-    /// Gaussian output perturbation, z = σ/Δ₂ with Δ₂ = 2kLη/|B|min (replace-one neighbours);
-    /// [`Event::NonPrivate`] when η > 2/β for the true β.
-    fn event(&self) -> Event {
-        self.event.clone()
-    }
-
-    fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, PpsgdReport)> {
+impl OutputPerturbation for Ppsgd {
+    /// The non-private part of [`Mechanism::fit`]: SGD over one permutation drawn from `seed`.
+    /// Only the output noise depends on the privacy target, so a sweep over ε can run one
+    /// descent per trial and [`OutputPerturbation::release`] it at every ε.
+    fn descend(&self, data: &GlmData<'_>, seed: u64) -> Result<Vec<f64>> {
         let s = &self.spec;
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
@@ -374,32 +371,51 @@ impl Mechanism for Ppsgd {
                     .for_each(|(t, g)| *t -= s.lr * g);
             }
         }
+        Ok(theta)
+    }
+
+    /// Releases a [`OutputPerturbation::descend`] result: the output noise drawn from `seed`.
+    fn release(&self, mut theta: Vec<f64>, seed: u64) -> (Vec<f64>, PpsgdReport) {
+        let mut rng = StdRng::seed_from_u64(seed);
         add_gaussian(&mut rng, self.noise, &mut theta);
+        let (batches, _) = batch_shape(
+            self.n,
+            self.spec.batch,
+            self.calibration == Calibration::Certified,
+        );
         let report = PpsgdReport {
             calibration: self.calibration,
             noise: self.noise,
             sensitivity: finite(self.sensitivity),
-            steps: s.passes * (bounds.len() - 1) as u64,
+            steps: self.spec.passes * batches as u64,
         };
-        Ok((theta, report))
+        (theta, report)
     }
 }
 
-impl Mechanism for Pscpsgd {
-    type Report = PscpsgdReport;
+impl Mechanism for Ppsgd {
+    type Report = PpsgdReport;
 
     fn name(&self) -> &'static str {
-        "pscpsgd"
+        "ppsgd"
     }
 
-    /// Gaussian output perturbation, z = σ/Δ₂ with Δ₂ = 2L_reg/(λ|B|min·m) for m minibatches
-    /// (replace-one neighbours); [`Event::NonPrivate`] when the largest step exceeds
-    /// 2/(β + λ) for the true β (the paper's steps with the Huber loss).
+    /// Gaussian output perturbation, z = σ/Δ₂ with Δ₂ = 2kLη/|B|min (replace-one neighbours);
+    /// [`Event::NonPrivate`] when η > 2/β for the true β.
     fn event(&self) -> Event {
         self.event.clone()
     }
 
-    fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, PscpsgdReport)> {
+    fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, PpsgdReport)> {
+        let theta = self.descend(data, seed)?;
+        Ok(self.release(theta, noise_seed(seed)))
+    }
+}
+
+impl OutputPerturbation for Pscpsgd {
+    /// The non-private part of [`Mechanism::fit`]: projected SGD from the uniform start and
+    /// over the permutation drawn from `seed` (shared across ε like [`OutputPerturbation::descend`]).
+    fn descend(&self, data: &GlmData<'_>, seed: u64) -> Result<Vec<f64>> {
         let s = &self.spec;
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
@@ -426,16 +442,48 @@ impl Mechanism for Pscpsgd {
                 project_l2(&mut theta, s.radius);
             }
         }
+        Ok(theta)
+    }
+
+    /// Releases a [`OutputPerturbation::descend`] result: output noise drawn from `seed`, then the
+    /// projection onto the ℓ2 ball.
+    fn release(&self, mut theta: Vec<f64>, seed: u64) -> (Vec<f64>, PscpsgdReport) {
+        let mut rng = StdRng::seed_from_u64(seed);
         add_gaussian(&mut rng, self.noise, &mut theta);
-        project_l2(&mut theta, s.radius);
+        project_l2(&mut theta, self.spec.radius);
+        let (batches, _) = batch_shape(
+            self.n,
+            self.spec.batch,
+            self.calibration == Calibration::Certified,
+        );
         let report = PscpsgdReport {
             calibration: self.calibration,
             noise: self.noise,
             sensitivity: finite(self.sensitivity),
             smoothness: self.smoothness,
-            steps: t,
+            steps: self.spec.passes * batches as u64,
         };
-        Ok((theta, report))
+        (theta, report)
+    }
+}
+
+impl Mechanism for Pscpsgd {
+    type Report = PscpsgdReport;
+
+    fn name(&self) -> &'static str {
+        "pscpsgd"
+    }
+
+    /// Gaussian output perturbation, z = σ/Δ₂ with Δ₂ = 2L_reg/(λ|B|min·m) for m minibatches
+    /// (replace-one neighbours); [`Event::NonPrivate`] when the largest step exceeds
+    /// 2/(β + λ) for the true β (the paper's steps with the Huber loss).
+    fn event(&self) -> Event {
+        self.event.clone()
+    }
+
+    fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, PscpsgdReport)> {
+        let theta = self.descend(data, seed)?;
+        Ok(self.release(theta, noise_seed(seed)))
     }
 }
 

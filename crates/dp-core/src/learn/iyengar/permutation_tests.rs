@@ -186,6 +186,34 @@ fn seeds_determine_the_output() {
 }
 
 #[test]
+fn the_descent_does_not_depend_on_the_target() {
+    let (x, y) = separable();
+    let data = GlmData::new(&x, &y).unwrap();
+    let acc = RdpAccountant::new();
+    let t = |e| Target::new(e, 1e-5).unwrap();
+    for cal in [Calibration::Paper, Calibration::Certified] {
+        let a = |e| ppsgd(SQRT2, 0.5, 3).build(cal, 400, t(e), &acc).unwrap();
+        let b = |e| {
+            pscpsgd(SQRT2, 1e-2, 1.0, 3)
+                .build(cal, 400, t(e), &acc)
+                .unwrap()
+        };
+        assert_eq!(
+            a(0.1).descend(&data, 5).unwrap(),
+            a(3.0).descend(&data, 5).unwrap()
+        );
+        assert_eq!(
+            b(0.1).descend(&data, 5).unwrap(),
+            b(3.0).descend(&data, 5).unwrap()
+        );
+        // fit is descend then release: only the release's noise changes with ε.
+        let (fit, report) = a(0.1).fit(&data, 5).unwrap();
+        let released = a(0.1).release(a(3.0).descend(&data, 5).unwrap(), noise_seed(5));
+        assert_eq!((fit, report), released);
+    }
+}
+
+#[test]
 fn without_noise_they_learn_a_separable_problem() {
     let (x, y) = separable();
     let data = GlmData::new(&x, &y).unwrap();
