@@ -39,6 +39,10 @@ fn method_fingerprint(cfg: &Config, spec: &MethodSpec) -> String {
     let mut method = spec.method.params();
     if let Some(obj) = method.as_object_mut() {
         obj.insert("kind".into(), spec.kind.into());
+        let scheme = spec.method.scheme();
+        if scheme != 0 {
+            obj.insert("scheme".into(), scheme.into());
+        }
     }
     let text = serde_json::json!({
         "method": method,
@@ -75,4 +79,60 @@ pub fn expand(cfg: &Config) -> Vec<Cell> {
         }
     }
     cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    const CONFIG: &str = r#"
+seed = 3
+trials = 1
+epsilons = [0.1]
+delta = 1e-6
+
+[dataset]
+name = "adult-iyengar"
+normalize_rows = false
+bias = 0
+
+[methods.a]
+kind = "ppsgd"
+passes = [2]
+
+[methods.b]
+kind = "pfw"
+steps = [5]
+"#;
+
+    #[test]
+    fn a_method_scheme_enters_its_fingerprint_and_only_then() {
+        let cfg = Config::parse(CONFIG, Path::new("t.toml")).unwrap();
+        let text = |name: &str| {
+            let spec = &cfg.methods[name];
+            (spec.method.scheme(), method_fingerprint(&cfg, spec))
+        };
+        let ((scheme_a, fp_a), (scheme_b, fp_b)) = (text("a"), text("b"));
+        assert_eq!((scheme_a, scheme_b), (1, 0));
+        // The fingerprint of a scheme-0 method is the hash of its parameters alone, as before
+        // schemes existed; a scheme-1 method's differs from that.
+        let plain = |name: &str| {
+            let spec = &cfg.methods[name];
+            let mut m = spec.method.params();
+            m.as_object_mut()
+                .unwrap()
+                .insert("kind".into(), spec.kind.into());
+            let text = serde_json::json!({
+                "method": m,
+                "dataset": cfg.dataset,
+                "delta": cfg.delta,
+                "seed": cfg.seed,
+            })
+            .to_string();
+            hex::encode(&Sha256::digest(text.as_bytes())[..8])
+        };
+        assert_eq!(fp_b, plain("b"));
+        assert_ne!(fp_a, plain("a"));
+    }
 }

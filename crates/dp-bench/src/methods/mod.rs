@@ -167,6 +167,13 @@ pub trait Method: Send + Sync + Debug {
     fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
         Aggregate::per_trial(cells)
     }
+
+    /// Version of how the method draws its randomness, bumped when the same config starts to
+    /// give different results, so that a resumed run never mixes cells of two versions (0,
+    /// the default, leaves the cell fingerprints as they were).
+    fn scheme(&self) -> u32 {
+        0
+    }
 }
 
 /// Deserialises a method's table into its config struct (`deny_unknown_fields` there makes

@@ -94,6 +94,9 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
     /// The `kind` in configs.
     fn kind(&self) -> &'static str;
 
+    /// [`Method::scheme`] of the grid's method.
+    const SCHEME: u32 = 0;
+
     /// The points, given the training-set size and the target ε (H-F AMP's f₁ depends on ε).
     fn points(&self, n: usize, epsilon: f64) -> Vec<Self::Point>;
 
@@ -513,6 +516,10 @@ impl<G: Grid> Method for GridMethod<G> {
             Tuning::Dishonest => dishonest_cell(self, ctx, cell),
             Tuning::Honest => honest::cell(self, ctx, cell),
         }
+    }
+
+    fn scheme(&self) -> u32 {
+        G::SCHEME
     }
 
     fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {

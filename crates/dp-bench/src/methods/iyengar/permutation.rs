@@ -127,6 +127,9 @@ impl Grid for PpsgdGrid {
         PPSGD.kind
     }
 
+    /// 1: the descent is shared across ε ([`descent`]).
+    const SCHEME: u32 = 1;
+
     fn points(&self, _n: usize, _epsilon: f64) -> Vec<PpsgdPoint> {
         let mut out = Vec::new();
         for &lipschitz in &self.row_clip {
@@ -201,6 +204,9 @@ impl Grid for PscpsgdGrid {
     fn kind(&self) -> &'static str {
         PSCPSGD.kind
     }
+
+    /// 1: the descent is shared across ε ([`descent`]).
+    const SCHEME: u32 = 1;
 
     fn points(&self, _n: usize, _epsilon: f64) -> Vec<PscpsgdSpec> {
         let mut out = Vec::new();
