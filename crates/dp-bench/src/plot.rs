@@ -258,6 +258,11 @@ fn draw_panel<DB: DrawingBackend>(
         .bold_line_style(BLACK.mix(0.08))
         .draw()?;
     for (i, s) in p.series.iter().enumerate() {
+        // An empty series draws nothing but keeps its colour slot, so a method keeps its
+        // colour in every panel of a figure.
+        if s.points.is_empty() {
+            continue;
+        }
         let color = style_of(i);
         let data: Vec<(f64, f64)> = pts(s)
             .iter()
@@ -302,6 +307,11 @@ fn draw_legend<DB: DrawingBackend>(
     let font = ("sans-serif", 15).into_font();
     let mut y = 60;
     for (i, s) in p.series.iter().enumerate() {
+        // An empty series draws nothing but keeps its colour slot, so a method keeps its
+        // colour in every panel of a figure.
+        if s.points.is_empty() {
+            continue;
+        }
         let color = style_of(i);
         if s.dashed {
             area.draw(&PathElement::new(

@@ -10,7 +10,7 @@ use crate::experiment::report::accuracy_panel;
 use crate::experiment::summary::SummaryRow;
 use crate::figures::csv::{LongCsv, Table};
 use crate::figures::{Outcome, save};
-use crate::plot::Figure;
+use crate::plot::{Figure, Series};
 
 /// Config stems (= results folders) of the paper's datasets, with display names, in the
 /// paper's order.
@@ -131,6 +131,25 @@ fn display_rows(rows: &[SummaryRow]) -> Vec<SummaryRow> {
         .collect()
 }
 
+/// Orders a panel's series as [`METHODS`], with an empty series for each method the panel
+/// lacks (Synthetic-H runs no certified honest line), so every method has one colour across
+/// the panels; unknown series follow.
+fn in_method_order(series: &mut Vec<Series>) {
+    let mut rest = std::mem::take(series);
+    for (_, name) in METHODS {
+        match rest.iter().position(|s| s.name == name) {
+            Some(i) => series.push(rest.remove(i)),
+            None => series.push(Series {
+                name: name.to_string(),
+                points: Vec::new(),
+                err: None,
+                dashed: false,
+            }),
+        }
+    }
+    series.append(&mut rest);
+}
+
 /// Writes fig2.{png,svg,csv}, or reports why it cannot.
 pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
     let found = load(results)?;
@@ -162,10 +181,12 @@ pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
         .map(|d| {
             let trials = d.rows.iter().map(|r| r.trials).max().unwrap_or(0);
             let delta = d.delta.map_or(String::new(), |x| format!("δ = {x:e}, "));
-            accuracy_panel(
+            let mut panel = accuracy_panel(
                 &format!("{} ({delta}{trials} trials, ±1.96·SE)", d.name),
                 &display_rows(&d.rows),
-            )
+            );
+            in_method_order(&mut panel.series);
+            panel
         })
         .collect::<Vec<_>>();
     let columns = if panels.len() == 1 { 1 } else { 2 };
