@@ -92,6 +92,34 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     s
 }
 
+/// `Σₖ values[k]·v[indices[k]]` with `L` independent partial sums (`L` a power of two) so
+/// that the gathers of different lanes overlap; lanes are reduced pairwise, (a₀ + a₁) +
+/// (a₂ + a₃), then the tail is added. Different `L` sum in different orders.
+#[inline]
+pub fn gather_dot<const L: usize>(indices: &[u32], values: &[f64], v: &[f64]) -> f64 {
+    let mut acc = [0.0f64; L];
+    let (ic, vc) = (indices.chunks_exact(L), values.chunks_exact(L));
+    let tail: f64 = ic
+        .remainder()
+        .iter()
+        .zip(vc.remainder())
+        .map(|(&i, &x)| x * v[i as usize])
+        .sum();
+    for (i, x) in ic.zip(vc) {
+        for k in 0..L {
+            acc[k] += x[k] * v[i[k] as usize];
+        }
+    }
+    let mut width = L;
+    while width > 1 {
+        width /= 2;
+        for k in 0..width {
+            acc[k] = acc[2 * k] + acc[2 * k + 1];
+        }
+    }
+    acc[0] + tail
+}
+
 /// Dense (row-major) or sparse (CSR) features, `n × d`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FeatureMatrix {
@@ -303,6 +331,20 @@ impl FeatureMatrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gather_dot_sums_its_lanes_pairwise_then_the_tail() {
+        let v: Vec<f64> = (0..9).map(|k| 0.1 + (k as f64).sin()).collect();
+        let idx = [8u32, 0, 3, 5, 1, 7, 2];
+        let val = [1.5, -0.25, 3.0, 1e-3, 2.0, -7.0, 0.5];
+        let t = |k: usize| val[k] * v[idx[k] as usize];
+        let two = (t(0) + t(2) + t(4)) + (t(1) + t(3) + t(5));
+        assert_eq!(gather_dot::<2>(&idx, &val, &v), two + t(6));
+        let four = (t(0) + t(1)) + (t(2) + t(3));
+        assert_eq!(gather_dot::<4>(&idx, &val, &v), four + (t(4) + t(5) + t(6)));
+        let exact: f64 = (0..7).map(t).sum();
+        assert!((gather_dot::<1>(&idx, &val, &v) - exact).abs() < 1e-12);
+    }
 
     fn both() -> (FeatureMatrix, FeatureMatrix) {
         let dense = FeatureMatrix::dense(vec![1.0, 0.0, 2.0, 0.0, 3.0, 0.0], 2, 3);

@@ -27,6 +27,7 @@ use crate::accounting::event::Event;
 use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::error::{Result, check_positive, ensure};
 use crate::features::Row;
+use crate::features::gather_dot;
 use crate::learn::data::GlmData;
 use crate::learn::loss::GlmLoss;
 use crate::learn::mechanism::Mechanism;
@@ -248,7 +249,7 @@ impl Pfw {
             self.spec.loss.deriv_into(&margins, y, &mut dv);
             for (j, gj) in g.iter_mut().enumerate() {
                 let (s, e) = (cols.indptr[j], cols.indptr[j + 1]);
-                *gj = gather_dot(&cols.indices[s..e], &cols.values[s..e], &dv);
+                *gj = gather_dot::<4>(&cols.indices[s..e], &cols.values[s..e], &dv);
             }
             let (j, sign) = self.noisy_vertex(&g, 1.0 / n as f64, rng);
             let vertex = sign * self.spec.l1_radius;
@@ -286,20 +287,6 @@ fn step_to_vertex(theta: &mut [f64], i: u64, j: usize, vertex: f64) -> f64 {
     theta.iter_mut().for_each(|t| *t *= 1.0 - mu);
     theta[j] += mu * vertex;
     mu
-}
-
-/// Σₖ values[k]·v[indices[k]], four independent sums so the gathers overlap.
-fn gather_dot(indices: &[u32], values: &[f64], v: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (ic, vc) = (indices.chunks_exact(4), values.chunks_exact(4));
-    let (ir, vr) = (ic.remainder(), vc.remainder());
-    for (i, x) in ic.zip(vc) {
-        for k in 0..4 {
-            acc[k] += x[k] * v[i[k] as usize];
-        }
-    }
-    let tail: f64 = ir.iter().zip(vr).map(|(&i, &x)| x * v[i as usize]).sum();
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// Lap(0, b) by inverse CDF from one uniform in (0, 1) (NumPy's `laplace` formula; rand_distr

@@ -340,6 +340,53 @@ fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// Minibatch steps of one descent: passes × minibatches per pass (from the public n).
+fn steps(n: usize, batch: usize, calibration: Calibration, passes: u64) -> u64 {
+    let (batches, _) = batch_shape(n, batch, calibration == Calibration::Certified);
+    passes * batches as u64
+}
+
+/// What the passes of a descent run: the loss, the minibatch size, whether minibatches are
+/// balanced ([`batch_bounds`]) and the number of passes.
+struct Schedule {
+    loss: GlmLoss,
+    batch: usize,
+    balanced: bool,
+    passes: u64,
+}
+
+/// Minibatch SGD over one permutation of the rows drawn from `rng` and fixed for all passes.
+/// After each minibatch's mean loss gradient at θ is in `grad`, `step(θ, grad)` moves θ. The
+/// rows are copied once in pass order (see [`in_pass_order`]).
+fn permutation_passes(
+    data: &GlmData<'_>,
+    schedule: Schedule,
+    rng: &mut StdRng,
+    theta: &mut [f64],
+    mut step: impl FnMut(&mut [f64], &[f64]),
+) -> Result<()> {
+    let Schedule {
+        loss,
+        batch,
+        balanced,
+        passes,
+    } = schedule;
+    let bounds = batch_bounds(data.n(), batch, balanced);
+    let perm = permuted_batches(rng, data.n(), &bounds);
+    let (x, y, order) = in_pass_order(data, &perm);
+    let data = GlmData::from_owned(x, &y)?;
+    let mut grad = vec![0.0; data.d()];
+    for _ in 0..passes {
+        for w in bounds.windows(2) {
+            let rows = &order[w[0]..w[1]];
+            let scale = 1.0 / rows.len() as f64;
+            loss_gradient(&data, loss, theta, rows, scale, &mut grad);
+            step(theta, &grad);
+        }
+    }
+    Ok(())
+}
+
 /// The seed of the output noise of a [`Mechanism::fit`] with `seed` (the descent uses `seed`).
 fn noise_seed(seed: u64) -> u64 {
     derive_seed(&[b"output noise", &seed.to_le_bytes()])
@@ -354,23 +401,16 @@ impl OutputPerturbation for Ppsgd {
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
         let mut rng = StdRng::seed_from_u64(seed);
-        let bounds = batch_bounds(self.n, s.batch, self.calibration == Calibration::Certified);
-        let perm = permuted_batches(&mut rng, self.n, &bounds);
-        let (x, y, order) = in_pass_order(data, &perm);
-        let data = GlmData::from_owned(x, &y)?;
-        let d = data.d();
-        let (mut theta, mut grad) = (vec![0.0; d], vec![0.0; d]);
-        for _ in 0..s.passes {
-            for w in bounds.windows(2) {
-                let rows = &order[w[0]..w[1]];
-                let scale = 1.0 / rows.len() as f64;
-                loss_gradient(&data, s.loss, &theta, rows, scale, &mut grad);
-                theta
-                    .iter_mut()
-                    .zip(&grad)
-                    .for_each(|(t, g)| *t -= s.lr * g);
-            }
-        }
+        let mut theta = vec![0.0; data.d()];
+        let schedule = Schedule {
+            loss: s.loss,
+            batch: s.batch,
+            balanced: self.calibration == Calibration::Certified,
+            passes: s.passes,
+        };
+        permutation_passes(data, schedule, &mut rng, &mut theta, |theta, grad| {
+            theta.iter_mut().zip(grad).for_each(|(t, g)| *t -= s.lr * g);
+        })?;
         Ok(theta)
     }
 
@@ -378,16 +418,11 @@ impl OutputPerturbation for Ppsgd {
     fn release(&self, mut theta: Vec<f64>, seed: u64) -> (Vec<f64>, PpsgdReport) {
         let mut rng = StdRng::seed_from_u64(seed);
         add_gaussian(&mut rng, self.noise, &mut theta);
-        let (batches, _) = batch_shape(
-            self.n,
-            self.spec.batch,
-            self.calibration == Calibration::Certified,
-        );
         let report = PpsgdReport {
             calibration: self.calibration,
             noise: self.noise,
             sensitivity: finite(self.sensitivity),
-            steps: self.spec.passes * batches as u64,
+            steps: steps(self.n, self.spec.batch, self.calibration, self.spec.passes),
         };
         (theta, report)
     }
@@ -420,28 +455,23 @@ impl OutputPerturbation for Pscpsgd {
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
         let mut rng = StdRng::seed_from_u64(seed);
-        let d = data.d();
-        let mut theta = uniform_start(&mut rng, d, s.radius);
-        let bounds = batch_bounds(self.n, s.batch, self.calibration == Calibration::Certified);
-        let perm = permuted_batches(&mut rng, self.n, &bounds);
-        let (x, y, order) = in_pass_order(data, &perm);
-        let data = GlmData::from_owned(x, &y)?;
-        let mut grad = vec![0.0; d];
+        let mut theta = uniform_start(&mut rng, data.d(), s.radius);
         let (inv_beta, lambda) = (1.0 / self.smoothness, s.lambda);
+        let schedule = Schedule {
+            loss: s.loss,
+            batch: s.batch,
+            balanced: self.calibration == Calibration::Certified,
+            passes: s.passes,
+        };
         let mut t = 0u64;
-        for _ in 0..s.passes {
-            for w in bounds.windows(2) {
-                t += 1;
-                let eta = inv_beta.min(1.0 / (lambda * t as f64));
-                let rows = &order[w[0]..w[1]];
-                let scale = 1.0 / rows.len() as f64;
-                loss_gradient(&data, s.loss, &theta, rows, scale, &mut grad);
-                for (th, g) in theta.iter_mut().zip(&grad) {
-                    *th -= eta * (g + lambda * *th);
-                }
-                project_l2(&mut theta, s.radius);
+        permutation_passes(data, schedule, &mut rng, &mut theta, |theta, grad| {
+            t += 1;
+            let eta = inv_beta.min(1.0 / (lambda * t as f64));
+            for (th, g) in theta.iter_mut().zip(grad) {
+                *th -= eta * (g + lambda * *th);
             }
-        }
+            project_l2(theta, s.radius);
+        })?;
         Ok(theta)
     }
 
@@ -451,17 +481,12 @@ impl OutputPerturbation for Pscpsgd {
         let mut rng = StdRng::seed_from_u64(seed);
         add_gaussian(&mut rng, self.noise, &mut theta);
         project_l2(&mut theta, self.spec.radius);
-        let (batches, _) = batch_shape(
-            self.n,
-            self.spec.batch,
-            self.calibration == Calibration::Certified,
-        );
         let report = PscpsgdReport {
             calibration: self.calibration,
             noise: self.noise,
             sensitivity: finite(self.sensitivity),
             smoothness: self.smoothness,
-            steps: self.spec.passes * batches as u64,
+            steps: steps(self.n, self.spec.batch, self.calibration, self.spec.passes),
         };
         (theta, report)
     }

@@ -11,7 +11,7 @@ use crate::accounting::calibrate::{Bracket, Target, calibrate};
 use crate::accounting::event::Event;
 use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::error::{DpError, Result, check_positive};
-use crate::features::Row;
+use crate::features::{Row, gather_dot};
 use crate::learn::data::GlmData;
 use crate::learn::loss::GlmLoss;
 use crate::learn::prefetch;
@@ -119,21 +119,7 @@ pub fn loss_gradient(
 fn row_dot(row: Row<'_>, theta: &[f64]) -> f64 {
     match row {
         Row::Dense(_) => row.dot(theta),
-        Row::Sparse(idx, val) => {
-            let (mut a, mut b) = (0.0, 0.0);
-            let (ic, vc) = (idx.chunks_exact(2), val.chunks_exact(2));
-            let tail: f64 = ic
-                .remainder()
-                .iter()
-                .zip(vc.remainder())
-                .map(|(&j, &v)| v * theta[j as usize])
-                .sum();
-            for (i, v) in ic.zip(vc) {
-                a += v[0] * theta[i[0] as usize];
-                b += v[1] * theta[i[1] as usize];
-            }
-            a + b + tail
-        }
+        Row::Sparse(idx, val) => gather_dot::<2>(idx, val, theta),
     }
 }
 
