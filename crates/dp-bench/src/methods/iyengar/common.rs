@@ -94,8 +94,10 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
     /// The `kind` in configs.
     fn kind(&self) -> &'static str;
 
-    /// [`Method::scheme`] of the grid's method.
-    const SCHEME: u32 = 0;
+    /// How a run takes its target-independent part from a shared slot (output-perturbation
+    /// algorithms: `Some(descent::run::<Self>)`, see [`descent`]); `None` runs everything.
+    /// Only for grids whose points do not depend on ε (the share is keyed by point index).
+    const DESCENT: Option<descent::Hook<Self::Mech>> = None;
 
     /// The points, given the training-set size and the target ε (H-F AMP's f₁ depends on ε).
     fn points(&self, n: usize, epsilon: f64) -> Vec<Self::Point>;
@@ -148,23 +150,6 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
             event: Self::ran(&mech, &report),
             noise: Self::noise(&report),
         })
-    }
-
-    /// [`Grid::run`] that may take the target-independent part of the run from `shared`
-    /// (the output-perturbation algorithms, see [`descent`]); by default everything runs.
-    /// Only for grids whose points do not depend on ε (the share is keyed by point index).
-    #[allow(clippy::too_many_arguments)]
-    fn run_shared(
-        &self,
-        common: &Common,
-        p: &Self::Point,
-        data: &GlmData<'_>,
-        target: Target,
-        rdp: &RdpAccountant,
-        seed: u64,
-        _shared: &descent::Shared,
-    ) -> dp_core::Result<Run> {
-        self.run(common, p, data, target, rdp, seed)
     }
 
     /// The event of the point's mechanism for `target` (honest tuning calibrates with it).
@@ -251,15 +236,15 @@ fn run_on<G: Grid>(
     at: Option<SweepAt<'_>>,
     class: usize,
 ) -> dp_core::Result<Run> {
-    match at {
-        Some(a) => {
+    match (at, G::DESCENT) {
+        (Some(a), Some(hook)) => {
             let shared = m
                 .descents
                 .shared(ctx.cfg.seed, a.method, a.trial, a.point, class);
-            m.grid
-                .run_shared(&m.common, p, data, target, &ctx.rdp, seed, &shared)
+            let mech = m.grid.build(&m.common, p, data.n(), target, &ctx.rdp)?;
+            hook(&mech, data, seed, &shared)
         }
-        None => m.grid.run(&m.common, p, data, target, &ctx.rdp, seed),
+        _ => m.grid.run(&m.common, p, data, target, &ctx.rdp, seed),
     }
 }
 
@@ -519,7 +504,8 @@ impl<G: Grid> Method for GridMethod<G> {
     }
 
     fn scheme(&self) -> u32 {
-        G::SCHEME
+        // 1: descents shared across ε draw differently from the per-cell runs before them.
+        u32::from(G::DESCENT.is_some())
     }
 
     fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {

@@ -59,8 +59,11 @@ impl Cache {
     }
 }
 
-/// Builds the point's mechanism, takes the shared descent (running it if first) and releases
-/// it with noise from `seed`.
+/// The signature of [`run`]: a grid's [`super::common::Grid::DESCENT`].
+pub type Hook<M> = fn(&M, &GlmData<'_>, u64, &Shared) -> dp_core::Result<Run>;
+
+/// Takes the shared descent of `mech` (running it if first) and releases it with noise from
+/// `seed`.
 pub fn run<G>(
     mech: &G::Mech,
     data: &GlmData<'_>,

@@ -5,10 +5,10 @@
 
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::iyengar::permutation::{Ppsgd, PpsgdSpec, Pscpsgd, PscpsgdSpec};
-use dp_core::learn::{GlmData, GlmLoss, Mechanism};
+use dp_core::learn::{GlmLoss, Mechanism};
 use serde::{Deserialize, Serialize};
 
-use super::common::{Common, Grid, GridMethod, Run};
+use super::common::{Common, Grid, GridMethod};
 use super::descent;
 use super::sgd::clips;
 use crate::methods::row_clip::RowClip;
@@ -127,8 +127,7 @@ impl Grid for PpsgdGrid {
         PPSGD.kind
     }
 
-    /// 1: the descent is shared across ε ([`descent`]).
-    const SCHEME: u32 = 1;
+    const DESCENT: Option<descent::Hook<Ppsgd>> = Some(descent::run::<Self>);
 
     fn points(&self, _n: usize, _epsilon: f64) -> Vec<PpsgdPoint> {
         let mut out = Vec::new();
@@ -178,20 +177,6 @@ impl Grid for PpsgdGrid {
         spec.build(common.calibration, n, target, rdp)
     }
 
-    fn run_shared(
-        &self,
-        common: &Common,
-        p: &Self::Point,
-        data: &GlmData<'_>,
-        target: Target,
-        rdp: &RdpAccountant,
-        seed: u64,
-        shared: &descent::Shared,
-    ) -> dp_core::Result<Run> {
-        let mech = self.build(common, p, data.n(), target, rdp)?;
-        descent::run::<Self>(&mech, data, seed, shared)
-    }
-
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64 {
         report.noise
     }
@@ -205,8 +190,7 @@ impl Grid for PscpsgdGrid {
         PSCPSGD.kind
     }
 
-    /// 1: the descent is shared across ε ([`descent`]).
-    const SCHEME: u32 = 1;
+    const DESCENT: Option<descent::Hook<Pscpsgd>> = Some(descent::run::<Self>);
 
     fn points(&self, _n: usize, _epsilon: f64) -> Vec<PscpsgdSpec> {
         let mut out = Vec::new();
@@ -253,20 +237,6 @@ impl Grid for PscpsgdGrid {
             ..*p
         };
         spec.build(common.calibration, n, target, rdp)
-    }
-
-    fn run_shared(
-        &self,
-        common: &Common,
-        p: &Self::Point,
-        data: &GlmData<'_>,
-        target: Target,
-        rdp: &RdpAccountant,
-        seed: u64,
-        shared: &descent::Shared,
-    ) -> dp_core::Result<Run> {
-        let mech = self.build(common, p, data.n(), target, rdp)?;
-        descent::run::<Self>(&mech, data, seed, shared)
     }
 
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64 {
