@@ -5,6 +5,7 @@
 //! - [`learn`]: GLM losses, L-BFGS, Algorithm 1 and DP-SGD on [`features::FeatureMatrix`].
 
 pub mod accounting;
+pub mod bo;
 pub mod error;
 pub mod fast_exp;
 pub mod features;
