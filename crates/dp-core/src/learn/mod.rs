@@ -6,6 +6,7 @@
 //! [`crate::accounting`] and passed in.
 
 pub mod alg1;
+pub mod avent;
 pub mod baseline;
 pub mod clipped;
 pub mod data;

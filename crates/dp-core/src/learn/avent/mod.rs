@@ -1,0 +1,19 @@
+//! DP-SGD and DP-Adam as Avent et al. (2020, DPareto) train their models: lots of exactly `m`
+//! records drawn uniformly without replacement at every step, per-example gradients clipped to
+//! one global L2 norm `L`, Gaussian noise `N(0, (2zL/m)²)` on the mean clipped gradient (the
+//! replace-one sensitivity of the mean is `2L/m`), a constant learning rate, and the last
+//! iterate released. Models: linear (logistic regression, hinge SVM) on sparse rows here, and
+//! ReLU MLPs in [`mlp`] when present.
+//!
+//! What the authors' code does that the paper does not say (reference notes §1.9, §3.2):
+//! Xavier-normal initialisation with magnitude 3 for weights *and* biases ([`Init::Code`]; the
+//! paper's θ₀ = 0 is [`Init::Paper`]); `T = round(epochs · round(n/m))` steps; training stops
+//! at the first non-finite loss or parameter but all `T` steps are still charged.
+
+mod hyper;
+mod linear;
+mod noise;
+
+pub use hyper::{Hyper, Init, steps};
+pub use linear::{LinearModel, LinearRun, train_linear};
+pub use noise::{add_mean_noise, xavier_normal};
