@@ -75,6 +75,61 @@ impl Dataset {
         }
     }
 
+    /// The rows of `self` then those of `other` (same storage and column count), named `name`:
+    /// how datasets distributed as a train file and a test file become one dataset.
+    pub fn concat(self, other: Dataset, name: &str) -> Result<Dataset> {
+        let mismatch = |what: &str| {
+            Err(DataError::Invalid(format!(
+                "{name}: cannot stack {} under {}: {what} differ",
+                other.name, self.name
+            )))
+        };
+        if self.x.ncols() != other.x.ncols() {
+            return mismatch("column counts");
+        }
+        if self.classes.is_some() != other.classes.is_some() {
+            return mismatch("multi-class labels");
+        }
+        let x = match (self.x, other.x) {
+            (
+                FeatureMatrix::Dense {
+                    mut data,
+                    nrows,
+                    ncols,
+                },
+                FeatureMatrix::Dense {
+                    data: d2,
+                    nrows: n2,
+                    ..
+                },
+            ) => {
+                data.extend(d2);
+                FeatureMatrix::dense(data, nrows + n2, ncols)
+            }
+            (FeatureMatrix::Sparse(mut a), FeatureMatrix::Sparse(b)) => {
+                let base = a.indices.len();
+                a.indptr.extend(b.indptr[1..].iter().map(|p| p + base));
+                a.indices.extend(b.indices);
+                a.values.extend(b.values);
+                a.nrows += b.nrows;
+                FeatureMatrix::Sparse(a)
+            }
+            _ => return mismatch("storage kinds (dense and sparse)"),
+        };
+        let mut y = self.y;
+        y.extend(other.y);
+        let classes = self.classes.zip(other.classes).map(|(mut a, b)| {
+            a.extend(b);
+            a
+        });
+        Ok(Dataset {
+            name: name.to_string(),
+            x,
+            y,
+            classes,
+        })
+    }
+
     /// Checks shapes and that every label is ±1 and every feature finite.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(DataError::Invalid(format!("{}: {m}", self.name)));

@@ -14,7 +14,7 @@ use crate::config::DataConfig;
 use crate::dataset::{Dataset, IYENGAR_SEED, Preprocess, Split};
 use crate::error::{DataError, Result};
 use crate::fetch::{Fetched, bunzip2, gunzip, obtain};
-use crate::parse::{adult, covertype, gisette, idx, kddcup, rcv1, realsim};
+use crate::parse::{adult, covertype, gisette, idx, kddcup, rcv1, realsim, svmlight};
 use crate::registry::DatasetId;
 use crate::synthetic::MakeClassification;
 
@@ -63,6 +63,17 @@ pub fn generator(id: DatasetId) -> Option<MakeClassification> {
     }
 }
 
+/// a1a's feature count: LIBSVM's page says 123 (the largest index in the files is 119).
+const A1A_FEATURES: usize = 123;
+
+/// All of MNIST, no validation images dropped.
+fn mnist_full() -> idx::MnistLayout {
+    idx::MnistLayout {
+        validation: 0,
+        ..idx::MnistLayout::default()
+    }
+}
+
 /// The dataset-specific recipe: everything besides the raw bytes that determines the output.
 fn recipe(id: DatasetId) -> serde_json::Value {
     match id {
@@ -73,6 +84,8 @@ fn recipe(id: DatasetId) -> serde_json::Value {
         DatasetId::KddCup99 => json!(kddcup::KddSample::default()),
         DatasetId::Covertype => json!(covertype::CovertypeLayout::default()),
         DatasetId::Mnist => json!(idx::MnistLayout::default()),
+        DatasetId::MnistFull => json!(mnist_full()),
+        DatasetId::A1a => json!({"n_features": A1A_FEATURES}),
         DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
             json!(generator(id))
         }
@@ -116,6 +129,8 @@ pub fn expected_shape(id: DatasetId) -> (usize, usize) {
         // 38 numeric columns + the 75 categories the seeded sample hits.
         DatasetId::KddCup99 => (70_000, 113),
         DatasetId::Mnist => (65_000, 784),
+        DatasetId::MnistFull => (70_000, 784),
+        DatasetId::A1a => (32_561, A1A_FEATURES),
         DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
             let g = generator(id).expect("synthetic");
             (g.n_samples, g.n_features)
@@ -217,6 +232,12 @@ impl DataConfig {
                 &gz(3)?,
                 &idx::MnistLayout::default(),
             ),
+            DatasetId::MnistFull => idx::parse(&gz(0)?, &gz(1)?, &gz(2)?, &gz(3)?, &mnist_full()),
+            DatasetId::A1a => {
+                let train = svmlight::parse(&f[0].bytes, "a1a.t", A1A_FEATURES)?;
+                let test = svmlight::parse(&f[1].bytes, "a1a", A1A_FEATURES)?;
+                train.concat(test, id.name())
+            }
             DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
                 unreachable!("generated above")
             }

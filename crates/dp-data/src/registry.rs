@@ -54,6 +54,11 @@ pub enum DatasetId {
     Covertype,
     /// MNIST digits (65,000 rows as in Iyengar et al.), one-vs-rest labels.
     Mnist,
+    /// LIBSVM a1a (Platt's binarised Adult, 123 features): `a1a.t` (30,956 rows) then `a1a`
+    /// (1,605 rows), the train and test sets of Avent et al. (2020).
+    A1a,
+    /// All 70,000 MNIST digits: the 60,000 training images then the 10,000 test images.
+    MnistFull,
     /// Iyengar's low-dimensional `make_classification` data (10,000 × 40, as their code).
     SyntheticL,
     /// Iyengar's high-dimensional `make_classification` data (5,000 × 5,000, Table I).
@@ -63,7 +68,7 @@ pub enum DatasetId {
 }
 
 /// Everything in the registry, in listing order.
-pub const ALL: [DatasetId; 12] = [
+pub const ALL: [DatasetId; 14] = [
     DatasetId::Adult,
     DatasetId::AdultIyengar,
     DatasetId::Gisette,
@@ -73,6 +78,8 @@ pub const ALL: [DatasetId; 12] = [
     DatasetId::KddCup99,
     DatasetId::Covertype,
     DatasetId::Mnist,
+    DatasetId::A1a,
+    DatasetId::MnistFull,
     DatasetId::SyntheticL,
     DatasetId::SyntheticH,
     DatasetId::SyntheticH2000,
@@ -238,6 +245,23 @@ const MNIST_FILES: &[RawFile] = &[
     },
 ];
 
+const A1A_FILES: &[RawFile] = &[
+    RawFile {
+        name: "a1a.t",
+        url: "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/a1a.t",
+        sha256: "0212d0c4a3996fe6fb6a0ab54033d9f4fa4b60369b6e3bb141821d9ffc40c04d",
+        alt_sha256: &[],
+        gz: false,
+    },
+    RawFile {
+        name: "a1a",
+        url: "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/a1a",
+        sha256: "eb54c45f1bdb51286f803dd092eb8202b44637a858fc6c4e533a2d64a0d94b4e",
+        alt_sha256: &[],
+        gz: false,
+    },
+];
+
 impl DatasetId {
     /// Registry name, as typed on the command line.
     pub fn name(self) -> &'static str {
@@ -301,6 +325,18 @@ impl DatasetId {
                 files: MNIST_FILES,
                 raw_dir: "mnist",
             },
+            DatasetId::A1a => &DatasetSpec {
+                name: "a1a",
+                summary: "LIBSVM a1a (Adult, Platt's binary features): 32,561 x 123 sparse, rows 0..30,956 from a1a.t (train), then a1a (test), income >50K",
+                files: A1A_FILES,
+                raw_dir: "a1a",
+            },
+            DatasetId::MnistFull => &DatasetSpec {
+                name: "mnist-full",
+                summary: "MNIST 70,000 x 784: 60,000 training then 10,000 test images, pixels/255, 10 classes; y = digit 0 vs rest",
+                files: MNIST_FILES,
+                raw_dir: "mnist",
+            },
             DatasetId::SyntheticL => &DatasetSpec {
                 name: "synthetic-l",
                 summary: "make_classification 10,000 x 40, 30 informative, 2 redundant, class_sep 2 (generated, as Iyengar et al.'s code)",
@@ -323,6 +359,16 @@ impl DatasetId {
     }
 
     /// Comma-separated list of all registry names (for error messages).
+    /// Rows of the dataset's own training set when it comes with a fixed train/test split
+    /// (the first rows train, the rest test), as the papers that use it split it.
+    pub fn fixed_train_rows(self) -> Option<usize> {
+        match self {
+            DatasetId::A1a => Some(30_956),
+            DatasetId::MnistFull => Some(60_000),
+            _ => None,
+        }
+    }
+
     pub fn valid_names() -> String {
         ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
     }

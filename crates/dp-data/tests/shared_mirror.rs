@@ -158,6 +158,44 @@ fn mnist_has_65000_rows_of_784_pixels() {
     assert!(d.x.max_row_norm() <= 28.0);
 }
 
+#[test]
+fn a1a_is_a1a_t_then_a1a_with_the_reference_balance() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path(), &shared_raw());
+    let d = cfg.dataset(DatasetId::A1a).unwrap();
+    assert_eq!((d.x.nrows(), d.x.ncols()), (32_561, 123));
+    let train = DatasetId::A1a.fixed_train_rows().unwrap();
+    assert_eq!(train, 30_956);
+    let pos = |r: std::ops::Range<usize>| {
+        let len = r.len() as f64;
+        d.y[r].iter().filter(|&&v| v > 0.0).count() as f64 / len
+    };
+    // Avent et al.'s reference notes: 0.2405 positive in train, 0.2461 in test (1,210 of the
+    // 1,605 test rows are negative, the majority-class floor of their fronts).
+    assert_eq!(format!("{:.4}", pos(0..train)), "0.2405");
+    assert_eq!(format!("{:.4}", pos(train..32_561)), "0.2461");
+    assert_eq!(d.y[train..].iter().filter(|&&v| v < 0.0).count(), 1_210);
+    // Binary features, about 13.9 per row.
+    let nnz = d.x.nnz() as f64 / 32_561.0;
+    assert!((nnz - 13.9).abs() < 0.1, "{nnz}");
+    assert!((0..32_561).all(|i| d.x.row(i).norm_sq() == d.x.row(i).norm_sq().round()));
+}
+
+#[test]
+fn mnist_full_keeps_all_70000_digits_in_file_order() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path(), &shared_raw());
+    let full = cfg.dataset(DatasetId::MnistFull).unwrap();
+    let short = cfg.dataset(DatasetId::Mnist).unwrap();
+    assert_eq!((full.x.nrows(), full.x.ncols()), (70_000, 784));
+    assert_eq!(DatasetId::MnistFull.fixed_train_rows(), Some(60_000));
+    // The 65,000-row variant drops the first 5,000 training images and nothing else.
+    assert_eq!(
+        full.classes.as_ref().unwrap()[5_000..],
+        short.classes.as_ref().unwrap()[..]
+    );
+}
+
 /// Row-major float64 bytes of train then test, as NumPy's `x.tobytes()` of the shuffled array.
 fn row_major_bytes(parts: [&dp_data::Dataset; 2]) -> (Vec<u8>, Vec<f64>) {
     let mut x = Vec::new();
