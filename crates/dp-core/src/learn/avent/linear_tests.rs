@@ -33,21 +33,22 @@ fn one_full_lot_step_is_minus_lr_times_the_mean_clipped_gradient() {
         let run = train_linear(&data, model, Optimizer::sgd(0.5), &h, Init::Paper, 1).unwrap();
         assert_eq!((run.steps, run.steps_run), (1, 1));
         let mut expect = [0.0; 3];
-        for i in 0..6 {
+        for (i, yi) in y.iter().enumerate() {
             let r = [x.row(i).dot(&[1.0, 0.0]), 1.0, 1.0];
             // θ₀ = 0: f = 0, logistic ℓ' = −y/2, hinge ℓ' = −y.
             let g = match model {
-                LinearModel::Logistic => -y[i] / 2.0,
-                LinearModel::Hinge => -y[i],
+                LinearModel::Logistic => -yi / 2.0,
+                LinearModel::Hinge => -yi,
             };
             let norm = g.abs() * (r[0] * r[0] + 2.0).sqrt();
             let c = g * (0.3 / (norm + 1e-8)).min(1.0);
-            for j in 0..3 {
-                expect[j] -= 0.5 * c * r[j] / 6.0;
-            }
+            expect
+                .iter_mut()
+                .zip(r)
+                .for_each(|(e, rj)| *e -= 0.5 * c * rj / 6.0);
         }
-        for j in 0..3 {
-            assert!((run.theta[j] - expect[j]).abs() < 1e-12, "{model:?} {j}");
+        for (j, (t, e)) in run.theta.iter().zip(expect).enumerate() {
+            assert!((t - e).abs() < 1e-12, "{model:?} {j}");
         }
     }
 }
