@@ -7,15 +7,13 @@
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
+use super::descent::{clip_factor, descend};
 use super::hyper::{Hyper, Init};
-use super::noise::{add_mean_noise, xavier_normal};
+use super::noise::xavier_normal;
 use crate::error::Result;
 use crate::learn::data::GlmData;
 use crate::learn::loss::GlmLoss;
-use crate::learn::optimizer::{Optimizer, OptimizerState};
-
-/// The authors' clipping factor `min(1, L/(‖g‖ + 1e-8))` (`dp_optimizer.py:110-114`).
-pub(crate) const CLIP_OFFSET: f64 = 1e-8;
+use crate::learn::optimizer::Optimizer;
 
 /// A linear model and its loss on labels `y ∈ {−1, +1}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,43 +91,25 @@ pub fn train_linear(
         xavier_normal(&mut theta[..d], d, 1, &mut rng);
         xavier_normal(&mut theta[d..], 1, 1, &mut rng);
     }
-    let steps = hyper.steps(n);
     let (x, y, norms) = (data.x(), data.y(), data.row_norms());
-    let mut state = OptimizerState::new(opt, d + 1);
-    let mut grad = vec![0.0; d + 1];
-    let mut steps_run = 0;
-    while steps_run < steps {
-        grad.iter_mut().for_each(|g| *g = 0.0);
+    let steps_run = descend(n, opt, hyper, &mut theta, &mut rng, |theta, lot, grad| {
+        grad.fill(0.0);
         let mut finite = true;
-        for i in rand::seq::index::sample(&mut rng, n, hyper.lot) {
+        for i in lot.iter() {
             let row = x.row(i);
             let f = row.dot(&theta[..d]) + theta[d];
             finite &= f.is_finite();
             let g = model.deriv(f, y[i]);
             let norm = g.abs() * (norms[i] * norms[i] + 1.0).sqrt();
-            let c = g * (hyper.clip / (norm + CLIP_OFFSET)).min(1.0);
+            let c = g * clip_factor(norm, hyper.clip);
             row.axpy(c, &mut grad[..d]);
             grad[d] += c;
         }
-        if !finite {
-            break;
-        }
-        add_mean_noise(
-            &mut grad,
-            hyper.lot,
-            hyper.noise_multiplier,
-            hyper.clip,
-            &mut rng,
-        );
-        state.step(&mut theta, &grad);
-        steps_run += 1;
-        if !theta.iter().all(|t| t.is_finite()) {
-            break;
-        }
-    }
+        finite
+    });
     Ok(LinearRun {
         theta,
-        steps,
+        steps: hyper.steps(n),
         steps_run,
     })
 }

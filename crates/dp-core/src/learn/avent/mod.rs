@@ -2,18 +2,23 @@
 //! records drawn uniformly without replacement at every step, per-example gradients clipped to
 //! one global L2 norm `L`, Gaussian noise `N(0, (2zL/m)²)` on the mean clipped gradient (the
 //! replace-one sensitivity of the mean is `2L/m`), a constant learning rate, and the last
-//! iterate released. Models: linear (logistic regression, hinge SVM) on sparse rows here, and
-//! ReLU MLPs in [`mlp`] when present.
+//! iterate released. Models: linear (logistic regression, hinge SVM; [`train_linear`]) on
+//! sparse rows, and ReLU MLPs with a softmax output ([`train_mlp`]) on dense rows.
 //!
 //! What the authors' code does that the paper does not say (reference notes §1.9, §3.2):
 //! Xavier-normal initialisation with magnitude 3 for weights *and* biases ([`Init::Code`]; the
 //! paper's θ₀ = 0 is [`Init::Paper`]); `T = round(epochs · round(n/m))` steps; training stops
 //! at the first non-finite loss or parameter but all `T` steps are still charged.
 
+mod dense;
+mod descent;
 mod hyper;
 mod linear;
+mod mlp;
 mod noise;
 
+pub use dense::DenseData;
 pub use hyper::{Hyper, Init, steps};
 pub use linear::{LinearModel, LinearRun, train_linear};
+pub use mlp::{Mlp, MlpRun, train_mlp};
 pub use noise::{add_mean_noise, xavier_normal};
