@@ -2,4 +2,7 @@
 //! surrogates, 2-D Pareto fronts and hypervolumes, the HV-PoI acquisition and its maximiser.
 
 pub mod gp;
+pub mod hvpoi;
 pub mod kernel;
+pub mod pareto;
+pub mod search;
