@@ -19,3 +19,10 @@ cargo run --locked --quiet -p dp-bench -- figures iyengar2019 \
   --results "$out/iyengar2019" --out "$out/figures-iyengar2019"
 test -s "$out/figures-iyengar2019/fig1.csv" && test -s "$out/figures-iyengar2019/fig2.png"
 grep -q '^mnist,logistic,1,' "$out/figures-iyengar2019/fig1.csv"
+# Avent et al. 2020: a cut-down DPareto study on real a1a, then its figures.
+cargo run --locked --quiet -p dp-bench -- configs/avent2020/smoke.toml \
+  --out "$out/avent2020/adult-lr-sgd-dpareto-fast" --quiet
+test "$(wc -l < "$out/avent2020/adult-lr-sgd-dpareto-fast/points.jsonl")" -eq 10
+cargo run --locked --quiet -p dp-bench -- figures avent2020 \
+  --results "$out/avent2020" --out "$out/figures-avent2020"
+test -s "$out/figures-avent2020/fig5.png" && test -s "$out/figures-avent2020/fig7.csv"

@@ -11,4 +11,5 @@ pub mod experiment;
 pub mod figures;
 pub mod methods;
 pub mod papers;
+pub mod pareto;
 pub mod plot;

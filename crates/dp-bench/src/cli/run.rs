@@ -22,6 +22,11 @@ pub struct RunArgs {
 
 /// Validates the whole config before any work, then runs the unfinished cells.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    if let Ok(text) = std::fs::read_to_string(&args.config)
+        && crate::pareto::is_study(&text)
+    {
+        return run_study(args);
+    }
     let cfg = Config::load(&args.config)?;
     let dir = args
         .out
@@ -40,5 +45,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "{}",
         std::fs::read_to_string(report.dir.join("summary.md"))?
     );
+    Ok(())
+}
+
+/// A privacy–utility study (a config with a top-level `study` key).
+fn run_study(args: RunArgs) -> anyhow::Result<()> {
+    let cfg = crate::pareto::StudyConfig::load(&args.config)?;
+    let dir = args
+        .out
+        .unwrap_or_else(|| cfg.default_out_dir(&args.config));
+    let report = crate::pareto::runner::run(&cfg, &dir, !args.quiet)?;
+    eprintln!(
+        "{}: {} points ({} evaluated now) in {:.1} s; results in {}",
+        args.config.display(),
+        report.total,
+        report.ran,
+        report.seconds,
+        report.dir.display()
+    );
+    let hv = std::fs::read_to_string(report.dir.join("hv.csv"))?;
+    if let Some(last) = hv.lines().last() {
+        println!("hypervolume w.r.t. (10, 1) after (points, HV): {last}");
+    }
     Ok(())
 }

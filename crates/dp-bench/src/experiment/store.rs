@@ -26,23 +26,7 @@ impl Store {
     /// Takes an exclusive lock on the folder first: two runs appending to one `cells.parquet`
     /// would each rewrite it from their own rows and lose the other's cells.
     pub fn open(dir: &Path) -> anyhow::Result<Store> {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create results directory {}", dir.display()))?;
-        let lock_path = dir.join(LOCK_FILE);
-        let lock = File::create(&lock_path)
-            .with_context(|| format!("cannot create {}", lock_path.display()))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
-                "another dp-bench run is writing to {} (it holds {}); wait for it to finish, \
-                 or give this run its own folder with --out DIR",
-                dir.display(),
-                lock_path.display()
-            ),
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("cannot lock {}", lock_path.display()));
-            }
-        }
+        let lock = lock_dir(dir)?;
         let path = dir.join("cells.parquet");
         let rows = if path.exists() {
             read_parquet(&path)?
@@ -82,6 +66,28 @@ impl Store {
             CsvWriter::new(f).include_header(true).finish(&mut df)?;
             Ok(())
         })
+    }
+}
+
+/// Creates `dir` and takes its exclusive run lock (held while the returned file lives): two
+/// runs appending to one results folder would lose each other's rows.
+pub fn lock_dir(dir: &Path) -> anyhow::Result<File> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = File::create(&lock_path)
+        .with_context(|| format!("cannot create {}", lock_path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "another dp-bench run is writing to {} (it holds {}); wait for it to finish, \
+             or give this run its own folder with --out DIR",
+            dir.display(),
+            lock_path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock {}", lock_path.display()))
+        }
     }
 }
 

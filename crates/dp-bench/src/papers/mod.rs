@@ -3,6 +3,7 @@
 //! [`PAPERS`] entry. A config names its paper with `paper = "<id>"`, checked against this
 //! table; `dp-bench figures <id>` and `dp-bench figures --all` render them.
 
+pub mod avent2020;
 pub mod iyengar2019;
 pub mod redberg2023;
 
@@ -11,7 +12,7 @@ use std::path::Path;
 use crate::figures::Outcome;
 
 /// Every paper this build can reproduce.
-pub static PAPERS: &[PaperSpec] = &[redberg2023::SPEC, iyengar2019::SPEC];
+pub static PAPERS: &[PaperSpec] = &[redberg2023::SPEC, iyengar2019::SPEC, avent2020::SPEC];
 
 /// One reproduced paper.
 pub struct PaperSpec {

@@ -1,0 +1,73 @@
+//! The study results the figures read: for each setting and study, the full-budget run when
+//! it is complete, else the scaled-down (`-fast`) one.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::SETTINGS;
+use crate::pareto::points::{Point, read_points};
+
+/// One finished (or partial) study.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Config stem, e.g. `adult-lr-sgd-dpareto`.
+    pub stem: String,
+    /// Evaluated points in order.
+    pub points: Vec<Point>,
+}
+
+impl Run {
+    /// Legend text: the study and its size, e.g. `DPareto (272 pts, adult-lr-sgd-dpareto)`.
+    pub fn label(&self, study: &str) -> String {
+        format!("{study} ({} pts)", self.points.len())
+    }
+}
+
+/// Every run found, keyed by (setting prefix, study suffix without `-fast`).
+#[derive(Clone, Debug, Default)]
+pub struct Runs {
+    runs: BTreeMap<(String, String), Run>,
+}
+
+/// Study suffixes the figures use.
+pub const STUDIES: &[&str] = &[
+    "dpareto",
+    "random",
+    "grid3",
+    "grid4",
+    "random-uniform",
+    "table2",
+];
+
+impl Runs {
+    /// Reads `<results>/<setting>-<study>[-fast]/points.jsonl`, preferring the full run.
+    pub fn load(results: &Path) -> anyhow::Result<Runs> {
+        let mut runs = BTreeMap::new();
+        for (setting, _) in SETTINGS {
+            for study in STUDIES {
+                for suffix in ["", "-fast"] {
+                    let stem = format!("{setting}-{study}{suffix}");
+                    let points = read_points(&results.join(&stem).join("points.jsonl"))?;
+                    if !points.is_empty() {
+                        runs.insert(
+                            (setting.to_string(), study.to_string()),
+                            Run { stem, points },
+                        );
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(Runs { runs })
+    }
+
+    /// The run of `study` for `setting`, if any.
+    pub fn get(&self, setting: &str, study: &str) -> Option<&Run> {
+        self.runs.get(&(setting.to_string(), study.to_string()))
+    }
+
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+}

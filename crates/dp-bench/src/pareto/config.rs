@@ -1,0 +1,316 @@
+//! The TOML of a privacy–utility study (Avent et al. 2020): which points to evaluate
+//! (`study = "dpareto" | "random" | "grid"`), the model and data, and the privacy oracle.
+//! Unlike a grid config, ε is not an input: it is one of the two outputs of each point.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::space::{Box5, Distribution};
+use crate::cli::UsageError;
+
+/// Which points a study evaluates.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum StudyKind {
+    /// k₀ random seed points (the random study's first ones), then BO with HV-PoI.
+    Dpareto,
+    /// Independent draws from the paper's hand-tuned distributions (Tables 3/4) or uniform.
+    Random,
+    /// A full linear grid of `size⁵` points.
+    Grid,
+}
+
+/// The model and how it is trained.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// Logistic regression (123 → 1 on a1a).
+    Logistic,
+    /// Linear SVM, hinge loss.
+    Svm,
+    /// MLP 784-1000-10, ReLU.
+    Mlp1,
+    /// MLP 784-128-64-10, ReLU.
+    Mlp2,
+}
+
+/// The update rule.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum OptimizerKind {
+    /// Plain SGD with a constant learning rate.
+    Sgd,
+    /// Adam, β = (0.9, 0.999), κ = 1e-8.
+    Adam,
+}
+
+/// Initial parameters (see `dp_core::learn::avent::Init`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum InitKind {
+    /// The authors' code: Xavier-normal, magnitude 3, weights and biases.
+    #[default]
+    Code,
+    /// The paper: θ₀ = 0.
+    Paper,
+}
+
+/// `[model]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// Model.
+    pub kind: ModelKind,
+    /// Update rule.
+    pub optimizer: OptimizerKind,
+    /// Initialisation.
+    #[serde(default)]
+    pub init: InitKind,
+}
+
+/// The privacy oracle ε(λ).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AccountantKind {
+    /// What the paper used: lots without replacement, replace-one RDP bound of Wang, Balle &
+    /// Kasiviswanathan (2019) on integer orders ≤ 1000, classic RDP → (ε, δ) conversion.
+    #[default]
+    Paper,
+    /// The same bound with the improved conversion (Balle et al. 2020): never larger.
+    Improved,
+}
+
+/// `[privacy]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PrivacySpec {
+    /// δ of every point's ε.
+    pub delta: f64,
+    /// Accountant.
+    #[serde(default)]
+    pub accountant: AccountantKind,
+}
+
+/// `[random]`: the random-sampling study, and DPareto's seed points.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RandomSpec {
+    /// Points to draw (a random study's size; ignored by DPareto, which takes `initial`).
+    #[serde(default)]
+    pub points: usize,
+    /// `adult` (Table 4), `mnist` (Table 3) or `uniform` over `ranges`.
+    pub distribution: Distribution,
+    /// The accept ranges of each hyperparameter (draws outside are rejected).
+    pub ranges: Box5,
+}
+
+/// `[grid]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    /// Values per hyperparameter (linear spacing, ends included): `size⁵` points.
+    pub size: usize,
+    /// The ranges the grid spans.
+    pub ranges: Box5,
+}
+
+/// Where HV-PoI's reference point comes from.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReferenceKind {
+    /// GPflowOpt: re-estimated every iteration from the front of GP means (what ran).
+    #[default]
+    Gpflowopt,
+    /// The anti-ideal point (10, 0.999), transformed (what the harness meant to pass).
+    AntiIdeal,
+}
+
+/// `[dpareto]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BoSpec {
+    /// Seed points k₀, the first ones of the random study with the same seed.
+    pub initial: usize,
+    /// BO iterations k.
+    pub iterations: usize,
+    /// GP hyperparameter restarts per fit (GPflowOpt: 5; restart 0 warm-starts).
+    #[serde(default = "five")]
+    pub restarts: usize,
+    /// Uniform candidates of the acquisition search (GPflowOpt: 5000).
+    #[serde(default = "candidates")]
+    pub candidates: usize,
+    /// HV-PoI reference point.
+    #[serde(default)]
+    pub reference: ReferenceKind,
+    /// The BO search box (Table 1).
+    pub space: Box5,
+}
+
+fn five() -> usize {
+    5
+}
+fn candidates() -> usize {
+    5000
+}
+
+/// A whole study config.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StudyConfig {
+    /// Paper id (`avent2020`).
+    #[serde(default)]
+    pub paper: Option<String>,
+    /// Which points to evaluate.
+    pub study: StudyKind,
+    /// Master seed: point draws, BO restarts and every training run derive from it.
+    pub seed: u64,
+    /// Training runs per point (R); the error is 1 − their mean accuracy.
+    pub replications: usize,
+    /// Results folder (default `results/[<paper>/]<config stem>`).
+    #[serde(default)]
+    pub output_dir: Option<PathBuf>,
+    /// Dataset with a fixed train/test split (`a1a`, `mnist-full`).
+    pub dataset: String,
+    /// Cap on training rows (MNIST scaled down); default all.
+    #[serde(default)]
+    pub max_train_rows: Option<usize>,
+    /// Model and optimiser.
+    pub model: ModelSpec,
+    /// Privacy oracle.
+    pub privacy: PrivacySpec,
+    /// Random sampling (the random study, and DPareto's seeds).
+    #[serde(default)]
+    pub random: Option<RandomSpec>,
+    /// Grid search.
+    #[serde(default)]
+    pub grid: Option<GridSpec>,
+    /// DPareto.
+    #[serde(default)]
+    pub dpareto: Option<BoSpec>,
+}
+
+/// Whether a TOML text is a study config (it has a top-level `study` key).
+pub fn is_study(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .map(|t| t.contains_key("study"))
+        .unwrap_or(false)
+}
+
+impl StudyConfig {
+    /// Reads and validates a study config.
+    pub fn load(path: &Path) -> anyhow::Result<StudyConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and validates config text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<StudyConfig> {
+        let fail = |m: String| anyhow::Error::from(UsageError(format!("{}: {m}", path.display())));
+        let cfg: StudyConfig = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| format!(" (line {})", text[..s.start].matches('\n').count() + 1))
+                .unwrap_or_default();
+            fail(format!("{}{line}", e.message()))
+        })?;
+        cfg.validate().map_err(fail)?;
+        Ok(cfg)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if let Some(p) = &self.paper
+            && crate::papers::paper(p).is_none()
+        {
+            return Err(format!("key `paper` = {p:?} is not a reproduced paper"));
+        }
+        let id: dp_data::DatasetId = self
+            .dataset
+            .parse()
+            .map_err(|_| format!("key `dataset` = {:?} is not a known dataset", self.dataset))?;
+        if id.fixed_train_rows().is_none() {
+            return Err(format!(
+                "key `dataset` = {:?} has no fixed train/test split; use a1a or mnist-full",
+                self.dataset
+            ));
+        }
+        let linear = matches!(self.model.kind, ModelKind::Logistic | ModelKind::Svm);
+        if linear != (id == dp_data::DatasetId::A1a) {
+            return Err(format!(
+                "key `model.kind` = {:?} does not fit dataset {:?}: linear models train on a1a, MLPs on mnist-full",
+                self.model.kind, self.dataset
+            ));
+        }
+        if self.replications == 0 {
+            return Err("key `replications` must be >= 1".into());
+        }
+        if !(self.privacy.delta > 0.0 && self.privacy.delta < 1.0) {
+            return Err(format!(
+                "key `privacy.delta` = {} must be in (0, 1)",
+                self.privacy.delta
+            ));
+        }
+        if self.max_train_rows == Some(0) {
+            return Err("key `max_train_rows` must be >= 1".into());
+        }
+        let need = |present: bool, key: &str| {
+            if present {
+                Ok(())
+            } else {
+                Err(format!(
+                    "study {:?} needs a [{key}] table",
+                    format!("{:?}", self.study).to_lowercase()
+                ))
+            }
+        };
+        match self.study {
+            StudyKind::Random => {
+                need(self.random.is_some(), "random")?;
+                if self.random.as_ref().is_some_and(|r| r.points == 0) {
+                    return Err("key `random.points` must be >= 1".into());
+                }
+            }
+            StudyKind::Grid => {
+                need(self.grid.is_some(), "grid")?;
+                if self.grid.as_ref().is_some_and(|g| g.size < 2) {
+                    return Err("key `grid.size` must be >= 2".into());
+                }
+            }
+            StudyKind::Dpareto => {
+                need(self.dpareto.is_some(), "dpareto")?;
+                need(self.random.is_some(), "random")?;
+                let bo = self.dpareto.as_ref().expect("checked");
+                if bo.initial < 2 || bo.restarts == 0 || bo.candidates == 0 {
+                    return Err(
+                        "keys `dpareto.initial` >= 2, `dpareto.restarts` >= 1 and `dpareto.candidates` >= 1 are required".into(),
+                    );
+                }
+                bo.space.validate("dpareto.space")?;
+            }
+        }
+        if let Some(r) = &self.random {
+            r.ranges.validate("random.ranges")?;
+        }
+        if let Some(g) = &self.grid {
+            g.ranges.validate("grid.ranges")?;
+        }
+        Ok(())
+    }
+
+    /// Default results folder, as for grid configs.
+    pub fn default_out_dir(&self, config_path: &Path) -> PathBuf {
+        if let Some(d) = &self.output_dir {
+            return d.clone();
+        }
+        let stem = config_path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("run");
+        match &self.paper {
+            Some(p) => PathBuf::from("results").join(p).join(stem),
+            None => PathBuf::from("results").join(stem),
+        }
+    }
+}

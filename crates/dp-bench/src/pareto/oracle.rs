@@ -1,0 +1,200 @@
+//! The two objectives of a point λ: ε from the privacy oracle (no data needed) and the error,
+//! 1 − the mean test accuracy of R independent trainings, run in parallel.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use dp_core::accounting::rdp_curve::Conversion;
+use dp_core::accounting::subsampled_gaussian_wor;
+use dp_core::features::FeatureMatrix;
+use dp_core::learn::avent::{DenseData, Hyper, Init, LinearModel, train_linear, train_mlp};
+use dp_core::learn::{GlmData, Optimizer};
+use dp_core::seed::derive_seed;
+use dp_data::{DataConfig, Dataset, DatasetId};
+use rayon::prelude::*;
+
+use super::config::{AccountantKind, InitKind, ModelKind, OptimizerKind, StudyConfig};
+use super::points::{Point, Source};
+use super::space::{DIM, to_hyper};
+
+/// A study's data with its fixed split: train rows first (capped by `max_train_rows`).
+pub struct StudyData {
+    /// Training rows.
+    pub train: Dataset,
+    /// Test rows.
+    pub test: Dataset,
+    /// Class labels of the training rows (MNIST digits), for the MLPs.
+    pub train_classes: Vec<u8>,
+    /// Class labels of the test rows.
+    pub test_classes: Vec<u8>,
+}
+
+impl StudyData {
+    /// Loads the config's dataset (from the cache, the mirror or its canonical URL).
+    pub fn load(cfg: &StudyConfig) -> anyhow::Result<StudyData> {
+        let id: DatasetId = cfg.dataset.parse().expect("validated");
+        let all = DataConfig::from_env()
+            .dataset(id)
+            .with_context(|| format!("cannot load dataset {}", cfg.dataset))?;
+        let split = id.fixed_train_rows().expect("validated");
+        let train_rows = cfg.max_train_rows.unwrap_or(split).min(split);
+        let rows = |r: std::ops::Range<usize>| r.collect::<Vec<_>>();
+        let (train, test) = (
+            all.select(&rows(0..train_rows)),
+            all.select(&rows(split..all.len())),
+        );
+        let classes = |d: &Dataset| -> Vec<u8> {
+            d.classes
+                .as_ref()
+                .map(|c| c.iter().map(|&v| v as u8).collect())
+                .unwrap_or_default()
+        };
+        Ok(StudyData {
+            train_classes: classes(&train),
+            test_classes: classes(&test),
+            train,
+            test,
+        })
+    }
+}
+
+/// The training and test views a model needs.
+enum Views<'a> {
+    /// Sparse rows with ±1 labels (a1a).
+    Linear(GlmData<'a>, GlmData<'a>),
+    /// Dense pixels with digit labels (MNIST).
+    Dense(DenseData<'a>, DenseData<'a>),
+}
+
+/// Evaluates points of one study config on its data.
+pub struct Oracle<'a> {
+    cfg: &'a StudyConfig,
+    views: Views<'a>,
+}
+
+/// The row-major values of a dense matrix.
+fn dense(x: &FeatureMatrix) -> anyhow::Result<(&[f64], usize)> {
+    match x {
+        FeatureMatrix::Dense { data, ncols, .. } => Ok((data, *ncols)),
+        FeatureMatrix::Sparse(_) => anyhow::bail!("the MLPs need dense features"),
+    }
+}
+
+impl<'a> Oracle<'a> {
+    /// Prepares the data views once.
+    pub fn new(cfg: &'a StudyConfig, data: &'a StudyData) -> anyhow::Result<Oracle<'a>> {
+        let views = match cfg.model.kind {
+            ModelKind::Logistic | ModelKind::Svm => Views::Linear(
+                GlmData::new(&data.train.x, &data.train.y)?,
+                GlmData::new(&data.test.x, &data.test.y)?,
+            ),
+            ModelKind::Mlp1 | ModelKind::Mlp2 => {
+                let (tr, d) = dense(&data.train.x)?;
+                let (te, _) = dense(&data.test.x)?;
+                Views::Dense(
+                    DenseData::new(tr, d, &data.train_classes)?,
+                    DenseData::new(te, d, &data.test_classes)?,
+                )
+            }
+        };
+        Ok(Oracle { cfg, views })
+    }
+
+    /// Training rows n.
+    pub fn n(&self) -> usize {
+        match &self.views {
+            Views::Linear(train, _) => train.n(),
+            Views::Dense(train, _) => train.n(),
+        }
+    }
+
+    /// ε of `hyper` at the study's δ.
+    pub fn epsilon(&self, hyper: &Hyper) -> anyhow::Result<f64> {
+        let n = self.n();
+        let conversion = match self.cfg.privacy.accountant {
+            AccountantKind::Paper => Conversion::Classic,
+            AccountantKind::Improved => Conversion::Improved,
+        };
+        let (eps, _order) = subsampled_gaussian_wor::epsilon(
+            hyper.rate(n),
+            hyper.noise_multiplier,
+            hyper.steps(n),
+            self.cfg.privacy.delta,
+            conversion,
+        )?;
+        Ok(eps)
+    }
+
+    /// The seed of replication `r` of point `index` from `source`: independent of thread
+    /// count and order, and shared by a random study and DPareto's seed points.
+    fn seed(&self, source: Source, index: usize, r: usize) -> u64 {
+        derive_seed(&[
+            b"avent2020-train",
+            &self.cfg.seed.to_le_bytes(),
+            source.name().as_bytes(),
+            &(index as u64).to_le_bytes(),
+            &(r as u64).to_le_bytes(),
+        ])
+    }
+
+    /// Both objectives of proposal `x`, every replication trained in parallel.
+    pub fn evaluate(&self, index: usize, source: Source, x: [f64; DIM]) -> anyhow::Result<Point> {
+        let start = Instant::now();
+        let hyper = to_hyper(&x, self.n());
+        let epsilon = self.epsilon(&hyper)?;
+        let runs: Vec<(f64, bool)> = (0..self.cfg.replications)
+            .into_par_iter()
+            .map(|r| self.train_once(&hyper, self.seed(source, index, r)))
+            .collect::<anyhow::Result<_>>()?;
+        Ok(Point {
+            index,
+            source,
+            x,
+            epochs: hyper.epochs,
+            lot: hyper.lot,
+            lr: hyper.lr,
+            clip: hyper.clip,
+            noise_multiplier: hyper.noise_multiplier,
+            steps: hyper.steps(self.n()),
+            epsilon,
+            accuracies: runs.iter().map(|r| r.0).collect(),
+            diverged: runs.iter().filter(|r| r.1).count(),
+            wall_ms: start.elapsed().as_secs_f64() * 1e3,
+            bo: None,
+        })
+    }
+
+    /// One training run: (test accuracy, diverged).
+    fn train_once(&self, hyper: &Hyper, seed: u64) -> anyhow::Result<(f64, bool)> {
+        let m = &self.cfg.model;
+        let opt = match m.optimizer {
+            OptimizerKind::Sgd => Optimizer::sgd(hyper.lr),
+            OptimizerKind::Adam => Optimizer::adam(hyper.lr),
+        };
+        let init = match m.init {
+            InitKind::Code => Init::Code,
+            InitKind::Paper => Init::Paper,
+        };
+        Ok(match (&self.views, m.kind) {
+            (Views::Linear(train, test), ModelKind::Logistic | ModelKind::Svm) => {
+                let model = if m.kind == ModelKind::Svm {
+                    LinearModel::Hinge
+                } else {
+                    LinearModel::Logistic
+                };
+                let run = train_linear(train, model, opt, hyper, init, seed)?;
+                (run.accuracy(test), run.diverged())
+            }
+            (Views::Dense(train, test), ModelKind::Mlp1 | ModelKind::Mlp2) => {
+                let sizes: &[usize] = if m.kind == ModelKind::Mlp1 {
+                    &[784, 1000, 10]
+                } else {
+                    &[784, 128, 64, 10]
+                };
+                let run = train_mlp(train, sizes, opt, hyper, init, seed)?;
+                (run.accuracy(test), run.diverged())
+            }
+            _ => unreachable!("views are built for the model kind"),
+        })
+    }
+}
