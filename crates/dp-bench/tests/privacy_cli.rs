@@ -106,6 +106,101 @@ fn dpsgd_calibration_round_trips_and_tuning_costs_more() {
     assert!(tuned > 1.0 && geo > 1.0, "tuning adds cost: {tuned}, {geo}");
 }
 
+/// Avent et al. 2020 §3.1 (autodp 0.1): (epochs, m, z, ε) on Adult (n = 30,956, δ = 1e-5).
+const DPARETO: [(u64, u64, f64, f64); 11] = [
+    (2, 32, 1.0, 1.0386290410998213),
+    (2, 128, 1.0, 1.5337122399581529),
+    (4, 32, 1.0, 1.1178474447495772),
+    (4, 128, 1.0, 1.788209833648863),
+    (2, 32, 8.0, 0.05562616464089842),
+    (2, 128, 8.0, 0.11272934562898837),
+    (4, 32, 8.0, 0.0783939954813914),
+    (4, 128, 8.0, 0.1585598242646789),
+    (3, 78, 2.655940687147833, 0.33619531327198415),
+    (3, 93, 1.0391793771508868, 1.379750889919971),
+    (2, 44, 6.7971617105390445, 0.07715206980137464),
+];
+
+/// `dpsgd --sampling without-replacement --conversion classic` at lot m of n = 30,956.
+fn dpareto_args(m: u64, steps: u64, noise: &str) -> Vec<String> {
+    [
+        "dpsgd",
+        "--sampling",
+        "without-replacement",
+        "--conversion",
+        "classic",
+        "--sampling-rate",
+        &format!("{m}/30956"),
+        noise,
+        "--steps",
+        &steps.to_string(),
+        "--delta",
+        "1e-5",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn dpsgd_without_replacement_reproduces_dpareto() {
+    let mut worst: f64 = 0.0;
+    for (epochs, m, z, reference) in DPARETO {
+        // T = round(epochs · round(n/m)), as DPareto's training loop counts steps.
+        let steps = epochs * (30956.0 / m as f64).round() as u64;
+        let mut a = dpareto_args(m, steps, "--noise-multiplier");
+        a.insert(8, z.to_string());
+        let args: Vec<&str> = a.iter().map(String::as_str).collect();
+        let eps = num(&json(&args), "epsilon");
+        let rel = eps / reference - 1.0;
+        assert!(
+            rel.abs() <= 1e-6 && rel <= 3e-7,
+            "epochs {epochs} m {m} z {z}: {eps} vs {reference}"
+        );
+        worst = worst.max(rel.abs());
+    }
+    println!("max relative deviation over the 11 vectors: {worst:.3e}");
+}
+
+#[test]
+fn dpsgd_without_replacement_calibrates_and_classic_costs_more() {
+    // Row 9 of the table: ε = 0.33619531327198415 at z = 2.655940687147833, m = 78, T = 1191.
+    let mut a = dpareto_args(78, 1191, "--epsilon");
+    a.insert(8, "0.33619531327198415".into());
+    let args: Vec<&str> = a.iter().map(String::as_str).collect();
+    let z = num(&json(&args), "noise_multiplier");
+    assert!((z / 2.655940687147833 - 1.0).abs() < 1e-6, "z = {z}");
+    // Classic conversion is never below improved, for either sampling.
+    for sampling in ["poisson", "without-replacement"] {
+        let eps = |conversion: &str| {
+            num(
+                &json(&[
+                    "dpsgd",
+                    "--sampling",
+                    sampling,
+                    "--conversion",
+                    conversion,
+                    "--sampling-rate",
+                    "78/30956",
+                    "--noise-multiplier",
+                    "2.655940687147833",
+                    "--steps",
+                    "1191",
+                    "--delta",
+                    "1e-5",
+                ]),
+                "epsilon",
+            )
+        };
+        let (classic, improved) = (eps("classic"), eps("improved"));
+        assert!(classic > improved, "{sampling}: {classic} vs {improved}");
+    }
+    // A decimal rate and the fraction are the same rate.
+    let frac = num(&json(&DPSGD), "epsilon");
+    let mut b = DPSGD.to_vec();
+    b[2] = "708/100000";
+    assert_eq!(num(&json(&b), "epsilon"), frac);
+}
+
 #[test]
 fn gaussian_modes_are_consistent() {
     let sigma = num(
@@ -358,8 +453,51 @@ fn bad_input_exits_2_with_one_line_naming_the_flag() {
             "--bound",
         ),
     ];
-    for (args, flag) in cases {
-        let (code, out, err) = run(args);
+    let wor = |extra: &[&'static str]| {
+        let mut a = vec![
+            "privacy",
+            "dpsgd",
+            "--sampling-rate",
+            "32/30956",
+            "--noise-multiplier",
+            "1",
+            "--steps",
+            "10",
+            "--delta",
+            "1e-5",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let combos = [
+        (
+            wor(&["--sampling", "without-replacement", "--accountant", "pld"]),
+            "--sampling",
+        ),
+        (
+            wor(&["--conversion", "classic", "--accountant", "pld"]),
+            "--conversion",
+        ),
+        (wor(&["--sampling", "sideways"]), "--sampling"),
+        (wor(&["--conversion", "best"]), "--conversion"),
+    ];
+    let mut bad_rate = wor(&[]);
+    bad_rate[3] = "32/0";
+    let mut not_a_rate = wor(&[]);
+    not_a_rate[3] = "m/n";
+    let mut above_one = wor(&["--sampling", "without-replacement"]);
+    above_one[3] = "40000/30956";
+    let owned: Vec<(Vec<&str>, &str)> = combos
+        .into_iter()
+        .chain([
+            (bad_rate, "--sampling-rate"),
+            (not_a_rate, "--sampling-rate"),
+            (above_one, "--sampling-rate"),
+        ])
+        .collect();
+    let all = cases.iter().map(|(a, f)| (a.to_vec(), *f)).chain(owned);
+    for (args, flag) in all {
+        let (code, out, err) = run(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?} printed {out}");
         assert_eq!(

@@ -1,5 +1,6 @@
 //! RDP-side accountant timings: DP-SGD ε and noise calibration on the default order grid,
-//! objective-perturbation bounds, and Algorithm 1 calibration.
+//! DPareto's sampling-without-replacement ε, objective-perturbation bounds, and Algorithm 1
+//! calibration.
 
 use std::hint::black_box;
 
@@ -7,7 +8,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use dp_core::accounting::objpert::ObjPert;
 use dp_core::accounting::rdp_curve::default_orders;
 use dp_core::accounting::subsampled_gaussian::{calibrate_noise_multiplier, dpsgd_epsilon};
-use dp_core::accounting::{RdpAccountant, Target};
+use dp_core::accounting::subsampled_gaussian_wor::{self, WorGaussian};
+use dp_core::accounting::{Conversion, RdpAccountant, Target};
 use dp_core::learn::Alg1Spec;
 
 fn dpsgd(c: &mut Criterion) {
@@ -22,6 +24,32 @@ fn dpsgd(c: &mut Criterion) {
                 .unwrap()
         })
     });
+}
+
+fn without_replacement(c: &mut Criterion) {
+    // Avent et al. §3.1 rows 1 and 5 (Adult, n = 30,956): optimal orders 13 and 410.
+    for (name, m, z, steps) in [("z1", 32.0, 1.0, 1934), ("z8", 32.0, 8.0, 1934)] {
+        let rate = m / 30956.0;
+        c.bench_function(&format!("wor_epsilon_{name}"), |b| {
+            b.iter(|| {
+                subsampled_gaussian_wor::epsilon(
+                    black_box(rate),
+                    black_box(z),
+                    steps,
+                    1e-5,
+                    Conversion::Classic,
+                )
+                .unwrap()
+            })
+        });
+        c.bench_function(&format!("wor_z_tables_{name}"), |b| {
+            b.iter(|| WorGaussian::new(black_box(z)).unwrap())
+        });
+        let w = WorGaussian::new(z).unwrap();
+        c.bench_function(&format!("wor_integer_curve_{name}"), |b| {
+            b.iter(|| w.integer_curve(black_box(rate)).unwrap())
+        });
+    }
 }
 
 fn objpert(c: &mut Criterion) {
@@ -50,5 +78,5 @@ fn alg1(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, dpsgd, objpert, alg1);
+criterion_group!(benches, dpsgd, without_replacement, objpert, alg1);
 criterion_main!(benches);

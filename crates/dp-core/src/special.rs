@@ -4,6 +4,7 @@
 //! `ln(Φ(x))` computed naively underflows to −∞ and would make an accountant report δ = 0.
 
 use std::f64::consts::{LN_2, PI, SQRT_2};
+use std::sync::OnceLock;
 
 /// ln(√(2π)).
 pub const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
@@ -85,6 +86,11 @@ pub fn log_sub_exp(a: f64, b: f64) -> f64 {
     a + log1m_exp(b - a)
 }
 
+/// ln(e^x − 1) for x ≥ 0 (−∞ at 0).
+pub fn ln_expm1(x: f64) -> f64 {
+    if x > 40.0 { x } else { x.exp_m1().ln() }
+}
+
 /// ln(1 − e^x) for x ≤ 0, accurate near 0 and for very negative x (Mächler 2012).
 pub fn log1m_exp(x: f64) -> f64 {
     if x > 0.0 {
@@ -131,6 +137,26 @@ pub fn ln_gamma(x: f64) -> f64 {
         a += c / (x + i as f64);
     }
     0.5 * (2.0 * PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// ln n!, from a process-wide table for the orders of typical grids (lgamma is the slow part
+/// of preparing binomial terms otherwise).
+pub fn ln_factorial(n: u64) -> f64 {
+    match ln_factorials().get(n as usize) {
+        Some(&v) => v,
+        None => libm::lgamma(n as f64 + 1.0),
+    }
+}
+
+/// The table behind [`ln_factorial`]: ln n! for n = 0..=16384, for loops that index it
+/// directly.
+pub fn ln_factorials() -> &'static [f64] {
+    static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..=1u64 << 14)
+            .map(|k| libm::lgamma(k as f64 + 1.0))
+            .collect()
+    })
 }
 
 /// ln C(n, k) for real n ≥ k ≥ 0 via ln Γ.

@@ -133,7 +133,15 @@ fn edge_events() -> Vec<Event> {
         )
         .unwrap(),
         Event::poisson_sampled(1.0, Event::gaussian(2.0).unwrap()).unwrap(),
+        wor(),
+        Event::sampled_without_replacement(0.1, Event::epsilon_delta(0.5, 0.0).unwrap()).unwrap(),
+        Event::Composed(vec![wor(), Event::dpsgd(0.01, 1.1, 200).unwrap()]),
     ]
+}
+
+/// DPareto's DP-SGD: lots drawn without replacement (replace-one neighbours).
+fn wor() -> Event {
+    Event::dpsgd_without_replacement(0.01, 1.1, 200).unwrap()
 }
 
 #[test]
@@ -163,10 +171,81 @@ fn rdp_accountant_meets_the_contract() {
 }
 
 #[test]
+fn rdp_accountant_keeps_replace_one_and_add_remove_apart() {
+    let rdp = RdpAccountant::new();
+    let poisson = Event::dpsgd(0.01, 1.1, 200).unwrap();
+    // Each relation on its own composes as usual, with NoOp and NonPrivate on either side.
+    for e in [wor(), poisson.clone()] {
+        let mut a = rdp.fresh();
+        a.compose(&Event::NoOp, 1).unwrap();
+        a.compose(&e, 1).unwrap();
+        let one = a.epsilon(1e-5).unwrap();
+        a.compose(&e, 2).unwrap();
+        let mut b = rdp.fresh();
+        b.compose(&e, 3).unwrap();
+        let three = b.epsilon(1e-5).unwrap();
+        assert!(one > 0.0 && three > one);
+        assert!((a.epsilon(1e-5).unwrap() / three - 1.0).abs() < 1e-12);
+        a.compose(&Event::NonPrivate, 1).unwrap();
+        assert_eq!(a.epsilon(1e-5).unwrap(), f64::INFINITY);
+    }
+    // Never both in one accountant, in either order, and never inside one event.
+    for (first, second) in [(wor(), poisson.clone()), (poisson.clone(), wor())] {
+        let mut a = rdp.fresh();
+        a.compose(&first, 1).unwrap();
+        let before = a.epsilon(1e-5).unwrap();
+        let err = a.supports(&second).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DpError::Unsupported {
+                    accountant: "RDP",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(a.compose(&second, 1).is_err());
+        assert_eq!(
+            a.epsilon(1e-5).unwrap(),
+            before,
+            "a refused event costs nothing"
+        );
+        // A fresh accountant forgets the relation.
+        assert!(a.fresh().supports(&second).is_ok());
+    }
+    let mixed = Event::Mixture(vec![wor(), poisson]);
+    assert!(matches!(
+        rdp.supports(&mixed),
+        Err(DpError::Unsupported {
+            event: "Mixture",
+            ..
+        })
+    ));
+    assert!(rdp.curve_of(&mixed).is_err());
+    // Composing zero runs records nothing.
+    let mut a = rdp.fresh();
+    a.compose(&wor(), 0).unwrap();
+    assert!(a.supports(&Event::gaussian(1.0).unwrap()).is_ok());
+}
+
+#[test]
 fn pld_accountant_meets_the_contract() {
     // Self-composition by FFT and step-by-step composition truncate differently.
     contract(PldAccountant::new, 2e-3);
     supports_matches_compose(PldAccountant::new, &edge_events());
+    let err = PldAccountant::new().supports(&wor()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DpError::Unsupported {
+                accountant: "PLD",
+                event: "SampledWithoutReplacement",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     let err = PldAccountant::new().supports(&selection()).unwrap_err();
     assert!(
         matches!(

@@ -6,14 +6,28 @@
 //! an [`crate::accounting::Accountant`] turns events into (ε, δ). Compatibility rule, as in
 //! dp_accounting: never change what a variant means; add a variant instead.
 //!
-//! All events are for add/remove-one neighbouring datasets. Sensitivities are normalised to 1:
-//! a Gaussian with noise σ on a query of ℓ2 sensitivity Δ is `Gaussian { noise_multiplier: σ/Δ }`.
+//! All events but [`Event::SampledWithoutReplacement`] are for add/remove-one neighbouring
+//! datasets ([`Event::neighbours`]). Sensitivities are normalised to 1: a Gaussian with noise σ
+//! on a query of ℓ2 sensitivity Δ is `Gaussian { noise_multiplier: σ/Δ }`.
 
 use serde::Serialize;
 
 use crate::accounting::objpert::ObjPert;
 use crate::accounting::private_selection::Selection;
-use crate::error::{Result, check_nonnegative, check_positive, ensure};
+use crate::error::{
+    DpError, Result, check_nonnegative, check_positive, check_sampling_rate, ensure,
+};
+
+/// Which datasets an event's guarantee treats as neighbours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Neighbours {
+    /// Datasets that differ by adding or removing one record (every event but one).
+    AddRemove,
+    /// Datasets of the same public size that differ in one record
+    /// ([`Event::SampledWithoutReplacement`]).
+    ReplaceOne,
+}
 
 /// One privacy event. Build with the checked constructors ([`Event::gaussian`], …) when the
 /// values come from outside; the accountants re-check every field anyway.
@@ -49,6 +63,23 @@ pub enum Event {
         /// Sampling rate q ∈ (0, 1].
         rate: f64,
         /// The mechanism run on the subsample.
+        event: Box<Event>,
+    },
+    /// `event` run on a lot of exactly m = `rate`·n records drawn uniformly without replacement
+    /// from the n records, afresh each time it runs (DPareto's DP-SGD, Avent et al. 2020).
+    ///
+    /// Its guarantee is for **replace-one** neighbours: datasets of the same, public size n that
+    /// differ in one record. So `event`'s parameters are in replace-one units: a Gaussian's
+    /// noise multiplier is σ over the replace-one sensitivity (2C for a sum of gradients
+    /// clipped to norm C, twice the add/remove sensitivity). A replace-one neighbour is an
+    /// add/remove neighbour twice over, and a replace-one guarantee says nothing about datasets
+    /// of another size, so the two kinds of ε are not interchangeable and accountants refuse to
+    /// compose this event with add/remove events. The RDP accountant supports it around a
+    /// Gaussian (Wang, Balle & Kasiviswanathan 2019; `subsampled_gaussian_wor`).
+    SampledWithoutReplacement {
+        /// Sampling rate γ = m/n ∈ (0, 1].
+        rate: f64,
+        /// The mechanism run on the lot.
         event: Box<Event>,
     },
     /// `count` independent runs of `event` (adaptive composition).
@@ -97,13 +128,17 @@ impl Event {
 
     /// Checked `PoissonSampled` event: q ∈ (0, 1].
     pub fn poisson_sampled(rate: f64, event: Event) -> Result<Event> {
-        ensure(
-            rate > 0.0 && rate <= 1.0,
-            "sampling-rate",
-            rate,
-            "must be in (0, 1]",
-        )?;
+        check_sampling_rate(rate)?;
         Ok(Event::PoissonSampled {
+            rate,
+            event: Box::new(event),
+        })
+    }
+
+    /// Checked `SampledWithoutReplacement` event: γ = m/n ∈ (0, 1].
+    pub fn sampled_without_replacement(rate: f64, event: Event) -> Result<Event> {
+        check_sampling_rate(rate)?;
+        Ok(Event::SampledWithoutReplacement {
             rate,
             event: Box::new(event),
         })
@@ -131,6 +166,48 @@ impl Event {
         Ok(step.self_composed(steps))
     }
 
+    /// DPareto's DP-SGD: `steps` Gaussian steps (noise multiplier z over the replace-one
+    /// sensitivity), each on a fresh lot of m = `sampling_rate`·n records drawn without
+    /// replacement. Replace-one neighbours ([`Event::SampledWithoutReplacement`]).
+    pub fn dpsgd_without_replacement(
+        sampling_rate: f64,
+        noise_multiplier: f64,
+        steps: u64,
+    ) -> Result<Event> {
+        let step =
+            Event::sampled_without_replacement(sampling_rate, Event::gaussian(noise_multiplier)?)?;
+        Ok(step.self_composed(steps))
+    }
+
+    /// The neighbouring relation this event's guarantee is for: `None` when it holds for any
+    /// (`NoOp`, `NonPrivate`), an error when its parts mix relations (then it bounds neither).
+    pub fn neighbours(&self) -> Result<Option<Neighbours>> {
+        let join = |a: Option<Neighbours>, b: Option<Neighbours>| match (a, b) {
+            (Some(x), Some(y)) if x != y => Err(DpError::Invalid(format!(
+                "a {} event mixes add/remove-one and replace-one neighbours",
+                self.kind()
+            ))),
+            (x, y) => Ok(x.or(y)),
+        };
+        match self {
+            Event::NoOp | Event::NonPrivate => Ok(None),
+            // The inner event's parameters are in replace-one units; the relation is this one.
+            Event::SampledWithoutReplacement { .. } => Ok(Some(Neighbours::ReplaceOne)),
+            Event::PoissonSampled { event, .. } => {
+                join(Some(Neighbours::AddRemove), event.neighbours()?)
+            }
+            Event::SelfComposed { event, .. } | Event::RepeatAndSelect { event, .. } => {
+                event.neighbours()
+            }
+            Event::Composed(events) | Event::Mixture(events) => events
+                .iter()
+                .try_fold(None, |acc, e| join(acc, e.neighbours()?)),
+            Event::EpsilonDelta { .. } | Event::Gaussian { .. } | Event::ObjPert(_) => {
+                Ok(Some(Neighbours::AddRemove))
+            }
+        }
+    }
+
     /// A short human-readable name of the variant, for error messages.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -140,6 +217,7 @@ impl Event {
             Event::Gaussian { .. } => "Gaussian",
             Event::ObjPert(_) => "ObjPert",
             Event::PoissonSampled { .. } => "PoissonSampled",
+            Event::SampledWithoutReplacement { .. } => "SampledWithoutReplacement",
             Event::SelfComposed { .. } => "SelfComposed",
             Event::Composed(_) => "Composed",
             Event::Mixture(_) => "Mixture",
@@ -151,7 +229,6 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::DpError;
 
     #[test]
     fn constructors_check_their_fields() {
@@ -175,6 +252,48 @@ mod tests {
         ));
         let e = Event::dpsgd(0.01, 1.1, 100).unwrap();
         assert_eq!(e.kind(), "SelfComposed");
+        assert!(matches!(
+            Event::dpsgd_without_replacement(0.0, 1.0, 10),
+            Err(DpError::OutOfRange {
+                name: "sampling-rate",
+                ..
+            })
+        ));
+        assert!(matches!(
+            Event::dpsgd_without_replacement(0.1, -1.0, 10),
+            Err(DpError::OutOfRange {
+                name: "noise-multiplier",
+                ..
+            })
+        ));
+        let w = Event::sampled_without_replacement(1.0, Event::gaussian(2.0).unwrap()).unwrap();
+        assert_eq!(w.kind(), "SampledWithoutReplacement");
+    }
+
+    #[test]
+    fn neighbouring_relations_combine_and_never_mix() {
+        let wor = Event::dpsgd_without_replacement(0.01, 1.0, 10).unwrap();
+        let poisson = Event::dpsgd(0.01, 1.0, 10).unwrap();
+        assert_eq!(wor.neighbours(), Ok(Some(Neighbours::ReplaceOne)));
+        assert_eq!(poisson.neighbours(), Ok(Some(Neighbours::AddRemove)));
+        assert_eq!(Event::NonPrivate.neighbours(), Ok(None));
+        let with_noop = Event::Composed(vec![Event::NoOp, wor.clone(), Event::NonPrivate]);
+        assert_eq!(with_noop.neighbours(), Ok(Some(Neighbours::ReplaceOne)));
+        let tuned = wor
+            .clone()
+            .repeat_and_select(Selection::poisson(3.0).unwrap());
+        assert_eq!(tuned.neighbours(), Ok(Some(Neighbours::ReplaceOne)));
+        for mixed in [
+            Event::Composed(vec![wor.clone(), poisson.clone()]),
+            Event::Mixture(vec![poisson, wor.clone()]),
+            Event::poisson_sampled(1.0, wor).unwrap(),
+        ] {
+            assert!(
+                matches!(mixed.neighbours(), Err(DpError::Invalid(_))),
+                "{}",
+                mixed.kind()
+            );
+        }
     }
 
     #[test]
@@ -183,6 +302,12 @@ mod tests {
         let s = serde_json::to_string(&e).unwrap();
         assert!(
             s.contains("\"rate\":0.01") && s.contains("1.1") && s.contains("100"),
+            "{s}"
+        );
+        let w = Event::dpsgd_without_replacement(0.25, 2.5, 7).unwrap();
+        let s = serde_json::to_string(&w).unwrap();
+        assert!(
+            s.contains("sampled_without_replacement") && s.contains("\"rate\":0.25"),
             "{s}"
         );
     }

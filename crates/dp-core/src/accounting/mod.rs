@@ -1,12 +1,13 @@
 //! Privacy accounting: [`Event`]s describe what a mechanism did, an [`Accountant`] (RDP or PLD)
 //! composes them and answers ε(δ) or δ(ε), and [`calibrate`] finds the noise that meets a
 //! [`Target`]. The per-mechanism math lives in its own module (`gaussian`,
-//! `subsampled_gaussian`, `objpert`, `private_selection`, `pld`).
+//! `subsampled_gaussian`, `subsampled_gaussian_wor`, `objpert`, `private_selection`, `pld`).
 pub mod pld;
 
 pub mod accountant;
 pub mod calibrate;
 pub mod event;
+mod forward_differences;
 pub mod gaussian;
 pub mod half_normal;
 pub mod objpert;
@@ -16,12 +17,13 @@ mod quadrature;
 pub mod rdp_accountant;
 pub mod rdp_curve;
 pub mod subsampled_gaussian;
+pub mod subsampled_gaussian_wor;
 
 pub use accountant::{Accountant, epsilon_of};
 pub use calibrate::{Bracket, Target, calibrate};
-pub use event::Event;
+pub use event::{Event, Neighbours};
 pub use objpert::ObjPert;
 pub use pld_accountant::PldAccountant;
 pub use private_selection::Selection;
 pub use rdp_accountant::RdpAccountant;
-pub use rdp_curve::{RdpCurve, default_orders};
+pub use rdp_curve::{Conversion, RdpCurve, default_orders};

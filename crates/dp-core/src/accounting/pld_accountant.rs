@@ -107,6 +107,7 @@ impl PldAccountant {
         match event {
             Event::NonPrivate => true,
             Event::PoissonSampled { event, .. }
+            | Event::SampledWithoutReplacement { event, .. }
             | Event::SelfComposed { event, .. }
             | Event::RepeatAndSelect { event, .. } => Self::contains_non_private(event),
             Event::Composed(v) | Event::Mixture(v) => v.iter().any(Self::contains_non_private),
@@ -151,6 +152,11 @@ impl Accountant for PldAccountant {
             Event::EpsilonDelta { .. } => Err(unsupported(
                 event,
                 "(ε, δ) events are not discretised; use the RDP accountant (δ = 0) instead",
+            )),
+            Event::SampledWithoutReplacement { .. } => Err(unsupported(
+                event,
+                "sampling without replacement (replace-one neighbours) has no PLD here; use the \
+                 RDP accountant",
             )),
             Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
                 Event::Gaussian { .. } => Ok(()),

@@ -47,16 +47,25 @@ fn rule() -> &'static ([f64; NODES], [f64; NODES]) {
 /// The integrand must be smooth on each panel (split the range at kinks). Points where `g` is
 /// −∞ contribute zero. Returns −∞ for an integrand that vanishes everywhere.
 pub(crate) fn log_integrate(g: impl Fn(f64) -> f64, a: f64, b: f64, panels: usize) -> f64 {
-    let (nodes, weights) = rule();
     let h = (b - a) / panels as f64;
     let mut logs = Vec::with_capacity(panels * NODES);
     for p in 0..panels {
-        let mid = a + (p as f64 + 0.5) * h;
-        for (&t, &w) in nodes.iter().zip(weights) {
-            logs.push(g(mid + 0.5 * h * t) + (0.5 * h * w).ln());
+        for (x, ln_w) in panel(a + p as f64 * h, h) {
+            logs.push(g(x) + ln_w);
         }
     }
     crate::special::log_sum_exp(&logs)
+}
+
+/// The rule on one panel `[a, a + h]`: each node and the log of its weight, for callers that
+/// reuse node values across many integrands.
+pub(crate) fn panel(a: f64, h: f64) -> impl Iterator<Item = (f64, f64)> {
+    let (nodes, weights) = rule();
+    let mid = a + 0.5 * h;
+    nodes
+        .iter()
+        .zip(weights)
+        .map(move |(&t, &w)| (mid + 0.5 * h * t, (0.5 * h * w).ln()))
 }
 
 #[cfg(test)]

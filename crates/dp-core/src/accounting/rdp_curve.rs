@@ -4,7 +4,8 @@
 //! - improved (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020 Prop 12):
 //!   `ε = ε(α) + ln(1 − 1/α) − (ln δ + ln α)/(α − 1)`;
 //! - classic (Mironov 2017): `ε = ε(α) + ln(1/δ)/(α − 1)` (never smaller than the improved one,
-//!   kept as a cross-check);
+//!   kept as a cross-check; [`Conversion::Classic`] uses it alone, to reproduce papers that
+//!   report it, e.g. Avent et al. 2020 through autodp);
 //! - KL: `δ(0) ≤ TV ≤ √(1 − e^{−KL})` (Bretagnolle–Huber) with `KL ≤ ε(α)`, so ε = 0 once
 //!   `δ ≥ √(1 − e^{−ε(α)})`. This matches the peer implementation (dp_accounting's RDP accountant).
 //!
@@ -21,6 +22,17 @@ pub(crate) fn check_order(alpha: f64) -> Result<()> {
         alpha,
         "must be > 1 and finite",
     )
+}
+
+/// How an RDP curve becomes (ε, δ) (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Conversion {
+    /// The smallest of the improved, classic and KL bounds at each order: the project's default.
+    #[default]
+    Improved,
+    /// The classic bound alone, `ε = min_α ε(α) + ln(1/δ)/(α − 1)` (never smaller than
+    /// `Improved`; for reproducing papers that used it).
+    Classic,
 }
 
 /// RDP guarantees ε(α) at a list of orders α > 1 (both vectors have equal length).
@@ -106,14 +118,28 @@ impl RdpCurve {
     }
 
     /// Smallest ε ≥ 0 (over the grid) such that the curve implies (ε, δ)-DP, and the order that
-    /// attains it.
+    /// attains it ([`Conversion::Improved`]).
     pub fn epsilon(&self, delta: f64) -> Result<(f64, f64)> {
+        self.epsilon_with(delta, Conversion::Improved)
+    }
+
+    /// ε by the classic conversion alone, and the order that attains it.
+    pub fn epsilon_classic(&self, delta: f64) -> Result<(f64, f64)> {
+        self.epsilon_with(delta, Conversion::Classic)
+    }
+
+    /// Smallest ε ≥ 0 (over the grid) that `conversion` derives from the curve at δ, and the
+    /// order that attains it.
+    pub fn epsilon_with(&self, delta: f64, conversion: Conversion) -> Result<(f64, f64)> {
         check_delta(delta)?;
         self.validate()?;
         let log_delta = delta.ln();
         let mut best = (f64::INFINITY, self.orders[0]);
         for (&a, &r) in self.orders.iter().zip(&self.eps) {
-            let e = epsilon_at_order(a, r, delta, log_delta);
+            let e = match conversion {
+                Conversion::Improved => epsilon_at_order(a, r, delta, log_delta),
+                Conversion::Classic => r - log_delta / (a - 1.0),
+            };
             if e < best.0 {
                 best = (e, a);
             }
@@ -121,10 +147,29 @@ impl RdpCurve {
         Ok((best.0.max(0.0), best.1))
     }
 
-    /// Smallest δ (over the grid) such that the curve implies (ε, δ)-DP, capped at 1.
+    /// Smallest δ (over the grid) such that the curve implies (ε, δ)-DP, capped at 1
+    /// ([`Conversion::Improved`]).
     pub fn delta(&self, eps: f64) -> Result<f64> {
+        self.delta_with(eps, Conversion::Improved)
+    }
+
+    /// Smallest δ (over the grid) that `conversion` derives from the curve at ε, capped at 1;
+    /// the inverse of [`RdpCurve::epsilon_with`].
+    pub fn delta_with(&self, eps: f64, conversion: Conversion) -> Result<f64> {
         check_nonnegative("epsilon", eps)?;
-        Ok(DeltaEvaluator::new(self)?.log_delta(eps).exp())
+        let log_delta = match conversion {
+            Conversion::Improved => DeltaEvaluator::new(self)?.log_delta(eps),
+            Conversion::Classic => {
+                self.validate()?;
+                // ln δ = (α − 1)(ε(α) − ε) at each order; an infinite ε(α) bounds nothing.
+                self.orders
+                    .iter()
+                    .zip(&self.eps)
+                    .map(|(&a, &r)| (a - 1.0) * (r - eps))
+                    .fold(0.0, f64::min)
+            }
+        };
+        Ok(log_delta.exp())
     }
 }
 
@@ -264,6 +309,25 @@ mod tests {
         // δ(ε) is the inverse at a single order.
         let d = c.delta(e).unwrap();
         assert!((d - 1e-5).abs() < 1e-13, "{d}");
+    }
+
+    #[test]
+    fn classic_conversion_is_mironovs_bound_and_its_inverse() {
+        let c = gaussian_curve(0.05, &[2.0, 11.0, 40.0]);
+        let (e, a) = c.epsilon_classic(1e-5).unwrap();
+        // min over the three orders of 0.05α + ln(1e5)/(α − 1), attained at α = 11.
+        let expect = 0.55 + (1e5f64).ln() / 10.0;
+        assert_eq!(a, 11.0);
+        assert!((e - expect).abs() < 1e-14, "{e} vs {expect}");
+        assert!(c.epsilon(1e-5).unwrap().0 < e);
+        let d = c.delta_with(e, Conversion::Classic).unwrap();
+        assert!((d / 1e-5 - 1.0).abs() < 1e-12, "{d}");
+        assert!(c.delta_with(0.9 * e, Conversion::Classic).unwrap() > 1e-5);
+        assert!(c.delta_with(e, Conversion::Improved).unwrap() < d);
+        // No guarantee at any order: δ = 1.
+        let inf = RdpCurve::new(vec![2.0], vec![f64::INFINITY]).unwrap();
+        assert_eq!(inf.delta_with(1.0, Conversion::Classic).unwrap(), 1.0);
+        assert_eq!(inf.epsilon_classic(1e-5).unwrap().0, f64::INFINITY);
     }
 
     #[test]

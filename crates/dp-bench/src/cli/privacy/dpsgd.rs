@@ -4,11 +4,12 @@ use std::str::FromStr;
 
 use clap::{Args, ValueEnum};
 use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
+use dp_core::accounting::subsampled_gaussian_wor::integer_orders;
 use dp_core::accounting::{
-    Accountant, Bracket, Event, PldAccountant, RdpAccountant, Selection, Target, calibrate,
-    epsilon_of,
+    Accountant, Bracket, Conversion, Event, PldAccountant, RdpAccountant, Selection, Target,
+    calibrate, epsilon_of,
 };
-use dp_core::error::{check_delta, check_positive, ensure};
+use dp_core::error::{check_delta, check_positive, check_sampling_rate, ensure};
 
 use super::output::{Answer, conflict, flag_error};
 use crate::cli::UsageError;
@@ -16,10 +17,64 @@ use crate::cli::UsageError;
 /// DP-SGD accountant.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
 pub enum DpsgdAccountant {
-    /// Rényi DP (Mironov et al. 2019) with the improved conversion.
+    /// Rényi DP (Mironov et al. 2019; --conversion picks the conversion to (ε, δ)).
     Rdp,
     /// FFT privacy-loss-distribution accountant (tighter; no private-selection support).
     Pld,
+}
+
+/// How each step's batch is drawn.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum Sampling {
+    /// Each record independently with probability q (add/remove neighbours).
+    Poisson,
+    /// A lot of exactly m = q·n records drawn uniformly without replacement, afresh each step
+    /// (replace-one neighbours; z is σ over the replace-one sensitivity). DPareto's accounting:
+    /// Wang, Balle & Kasiviswanathan 2019 on the integer orders 2..=1000. RDP accountant only.
+    WithoutReplacement,
+}
+
+/// RDP → (ε, δ) conversion (RDP accountant).
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum ConversionArg {
+    /// Balle et al. 2020 / Canonne et al. 2020 (tighter).
+    Improved,
+    /// Mironov 2017, ε = min_α RDP(α) + ln(1/δ)/(α − 1) (autodp, DPareto).
+    Classic,
+}
+
+impl From<ConversionArg> for Conversion {
+    fn from(c: ConversionArg) -> Self {
+        match c {
+            ConversionArg::Improved => Conversion::Improved,
+            ConversionArg::Classic => Conversion::Classic,
+        }
+    }
+}
+
+/// A sampling rate written as a decimal (`0.001`) or as a fraction `m/n` (`32/30956`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rate(pub f64);
+
+impl FromStr for Rate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("{s:?} is not a decimal or a fraction m/n"))
+        };
+        match s.split_once('/') {
+            Some((m, n)) => {
+                let (m, n) = (num(m)?, num(n)?);
+                if n == 0.0 {
+                    return Err(format!("{s:?} divides by zero"));
+                }
+                Ok(Rate(m / n))
+            }
+            None => Ok(Rate(num(s)?)),
+        }
+    }
 }
 
 /// A random number of tuning runs for Papernot–Steinke private selection.
@@ -49,9 +104,15 @@ impl FromStr for TuningSpec {
 /// Give --noise-multiplier (answer ε) or --epsilon (answer: the noise multiplier).
 #[derive(Args)]
 pub struct DpsgdArgs {
-    /// Poisson sampling rate q, in (0, 1].
+    /// Sampling rate q in (0, 1], as a decimal or a fraction m/n (e.g. 32/30956).
     #[arg(allow_negative_numbers = true, long = "sampling-rate")]
-    sampling_rate: f64,
+    sampling_rate: Rate,
+    /// How batches are drawn.
+    #[arg(long, value_enum, default_value_t = Sampling::Poisson)]
+    sampling: Sampling,
+    /// RDP → (ε, δ) conversion (RDP accountant only).
+    #[arg(long, value_enum, default_value_t = ConversionArg::Improved)]
+    conversion: ConversionArg,
     /// Noise multiplier z (noise std = z · clipping norm).
     #[arg(allow_negative_numbers = true, long = "noise-multiplier")]
     noise_multiplier: Option<f64>,
@@ -74,29 +135,56 @@ pub struct DpsgdArgs {
 }
 
 /// Computes ε or calibrates the noise multiplier: the event `SelfComposed{PoissonSampled{
-/// Gaussian(z)}, T}` (wrapped in `RepeatAndSelect` with --tuning) on the chosen accountant.
+/// Gaussian(z)}, T}` (`SampledWithoutReplacement` with `--sampling without-replacement`;
+/// wrapped in `RepeatAndSelect` with --tuning) on the chosen accountant.
 pub fn run(a: DpsgdArgs) -> anyhow::Result<Answer> {
-    let q = a.sampling_rate;
-    ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]").map_err(flag_error)?;
+    let q = a.sampling_rate.0;
+    check_sampling_rate(q).map_err(flag_error)?;
     ensure(a.steps >= 1, "steps", a.steps as f64, "must be >= 1").map_err(flag_error)?;
     check_delta(a.delta).map_err(flag_error)?;
+    if a.accountant == DpsgdAccountant::Pld {
+        if a.sampling == Sampling::WithoutReplacement {
+            return Err(conflict(
+                "--sampling without-replacement needs --accountant rdp (the PLD accountant has \
+                 no bound for it)",
+            ));
+        }
+        if a.conversion != ConversionArg::Improved {
+            return Err(conflict(
+                "--conversion applies to the RDP accountant only (drop it or use --accountant rdp)",
+            ));
+        }
+    }
     let tuned = a.tuning.as_ref().map(|t| t.0);
     let ctx = format!(
-        "DP-SGD, q = {q}, {} steps, {:?} accountant{}",
+        "DP-SGD, q = {q}, {:?} sampling, {} steps, {:?} accountant{}{}",
+        a.sampling,
         a.steps,
         a.accountant,
+        match a.accountant {
+            DpsgdAccountant::Rdp => format!(", {:?} conversion", a.conversion),
+            DpsgdAccountant::Pld => String::new(),
+        },
         tuned
             .map(|s| format!(", private selection {s:?}"))
             .unwrap_or_default()
     );
     let event_of = |z: f64| -> dp_core::Result<Event> {
-        let e = Event::dpsgd(q, z, a.steps)?;
+        let e = match a.sampling {
+            Sampling::Poisson => Event::dpsgd(q, z, a.steps)?,
+            Sampling::WithoutReplacement => Event::dpsgd_without_replacement(q, z, a.steps)?,
+        };
         Ok(match tuned {
             Some(sel) => e.repeat_and_select(sel),
             None => e,
         })
     };
-    let rdp = RdpAccountant::new();
+    // DPareto minimises over the integer orders up to 1000, where its bound is defined.
+    let rdp = match a.sampling {
+        Sampling::Poisson => RdpAccountant::new(),
+        Sampling::WithoutReplacement => RdpAccountant::with_orders(&integer_orders())?,
+    }
+    .with_conversion(a.conversion.into());
     let pld = PldAccountant::new();
     // What the accountant cannot bound is its own answer, not a rule of this command.
     let supported = |e: dp_core::DpError| match e {

@@ -25,7 +25,8 @@ pub struct PrivacyArgs {
 enum PrivacyCommand {
     /// Gaussian mechanism (analytic; k-fold composition exact, or by the PLD/RDP accountant).
     Gaussian(gaussian::GaussianArgs),
-    /// DP-SGD: Poisson-subsampled Gaussian over T steps, optionally with private tuning.
+    /// DP-SGD: subsampled Gaussian over T steps (Poisson or without replacement), optionally
+    /// with private tuning.
     Dpsgd(dpsgd::DpsgdArgs),
     /// Objective perturbation for GLMs (Kifer et al., RDP, privacy profile, lower bound).
     Objpert(objpert::ObjpertArgs),
