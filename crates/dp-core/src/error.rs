@@ -60,6 +60,11 @@ pub fn check_delta(delta: f64) -> Result<()> {
     )
 }
 
+/// Checks a sampling rate q ∈ (0, 1] (`sampling-rate`).
+pub fn check_sampling_rate(q: f64) -> Result<()> {
+    ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]")
+}
+
 /// Checks ε > 0 and finite.
 pub fn check_epsilon(eps: f64) -> Result<()> {
     ensure(

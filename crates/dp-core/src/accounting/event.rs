@@ -14,7 +14,9 @@ use serde::Serialize;
 
 use crate::accounting::objpert::ObjPert;
 use crate::accounting::private_selection::Selection;
-use crate::error::{DpError, Result, check_nonnegative, check_positive, ensure};
+use crate::error::{
+    DpError, Result, check_nonnegative, check_positive, check_sampling_rate, ensure,
+};
 
 /// Which datasets an event's guarantee treats as neighbours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -126,12 +128,7 @@ impl Event {
 
     /// Checked `PoissonSampled` event: q ∈ (0, 1].
     pub fn poisson_sampled(rate: f64, event: Event) -> Result<Event> {
-        ensure(
-            rate > 0.0 && rate <= 1.0,
-            "sampling-rate",
-            rate,
-            "must be in (0, 1]",
-        )?;
+        check_sampling_rate(rate)?;
         Ok(Event::PoissonSampled {
             rate,
             event: Box::new(event),
@@ -140,12 +137,7 @@ impl Event {
 
     /// Checked `SampledWithoutReplacement` event: γ = m/n ∈ (0, 1].
     pub fn sampled_without_replacement(rate: f64, event: Event) -> Result<Event> {
-        ensure(
-            rate > 0.0 && rate <= 1.0,
-            "sampling-rate",
-            rate,
-            "must be in (0, 1]",
-        )?;
+        check_sampling_rate(rate)?;
         Ok(Event::SampledWithoutReplacement {
             rate,
             event: Box::new(event),

@@ -27,7 +27,7 @@ use crate::accounting::event::Event;
 use crate::accounting::quadrature::log_integrate;
 use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::accounting::rdp_curve::{RdpCurve, check_order};
-use crate::error::{DpError, Result, check_delta, check_positive, ensure};
+use crate::error::{DpError, Result, check_delta, check_positive, check_sampling_rate, ensure};
 use crate::special::{
     LN_SQRT_2PI, ln_expm1, ln_factorial, log_add_exp, log_norm_cdf, log_sub_exp, log1m_exp,
 };
@@ -40,11 +40,6 @@ const LN_TOL: f64 = -29.933_606_208_922_594; // ln(1e-13)
 const LN_MAX_MARGIN: f64 = -20.723_265_836_946_41;
 /// Cap on fractional-series terms beyond 2α; past it the quadrature fallback is used.
 const MAX_TERMS: usize = 5_000;
-
-/// Checks the sampling rate q ∈ (0, 1].
-fn check_rate(q: f64) -> Result<()> {
-    ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]")
-}
 
 /// Per-order work that does not depend on the noise multiplier.
 enum OrderTerms {
@@ -116,7 +111,7 @@ pub struct SubsampledGaussian {
 impl SubsampledGaussian {
     /// Prepares the per-order work for sampling rate `q ∈ (0, 1]` on `orders` (each > 1).
     pub fn new(q: f64, orders: &[f64]) -> Result<Self> {
-        check_rate(q)?;
+        check_sampling_rate(q)?;
         let ln_q = q.ln();
         let ln_1mq = (-q).ln_1p();
         let mut terms = Vec::with_capacity(orders.len());
@@ -431,7 +426,7 @@ pub fn calibrate_noise_multiplier(
 /// Search range of a DP-SGD noise multiplier, started at the Gaussian-composition heuristic
 /// `q·√(2T ln(1/δ))/ε` (only affects speed).
 pub fn dpsgd_bracket(q: f64, steps: u64, target: Target) -> Result<Bracket> {
-    check_rate(q)?;
+    check_sampling_rate(q)?;
     ensure(steps >= 1, "steps", steps as f64, "must be >= 1")?;
     let (eps, delta) = (target.epsilon, target.delta);
     Ok(Bracket {

@@ -17,7 +17,7 @@
 //! natural coupling, joint convexity keeps the subsampled divergence below it, and at γ = 1
 //! (the whole dataset) it is exact, where the theorem alone is looser.
 //!
-//! Differences from autodp, each on the safe side or exact:
+//! Differences from autodp (each more accurate, or never smaller):
 //! - the Mⱼ are computed to full precision (quadrature of a non-negative integrand) instead of
 //!   by pairwise log-space differences, which lose every digit at large z (they change the
 //!   eleven reference ε of Avent et al. by < 1e-12 relative, but elsewhere make autodp's RDP
@@ -36,7 +36,7 @@ use std::f64::consts::LN_2;
 
 use crate::accounting::forward_differences::log_even_differences;
 use crate::accounting::rdp_curve::{Conversion, RdpCurve, check_order};
-use crate::error::{DpError, Result, check_delta, check_positive, ensure};
+use crate::error::{DpError, Result, check_delta, check_positive, check_sampling_rate, ensure};
 use crate::special::{ln_factorials, log_add_exp};
 
 /// Largest order at which the bound is evaluated (autodp's limit).
@@ -49,16 +49,6 @@ const NEGLIGIBLE: f64 = 40.0;
 /// The integer orders 2, 3, …, [`MAX_ORDER`] on which DPareto minimises.
 pub fn integer_orders() -> Vec<f64> {
     (2..=MAX_ORDER).map(f64::from).collect()
-}
-
-/// Checks a sampling rate γ = m/n ∈ (0, 1].
-fn check_rate(rate: f64) -> Result<()> {
-    ensure(
-        rate > 0.0 && rate <= 1.0,
-        "sampling-rate",
-        rate,
-        "must be in (0, 1]",
-    )
 }
 
 /// The bound's z-dependent part for one noise multiplier, reusable for any sampling rate,
@@ -139,7 +129,7 @@ impl WorGaussian {
     /// Uncapped per-step bound ln A_α/(α − 1) of the theorem at an integer order α ∈
     /// [2, [`MAX_ORDER`]] (for tests of the theorem itself; use [`WorGaussian::rdp`]).
     pub fn theorem_bound(&self, rate: f64, alpha: u32) -> Result<f64> {
-        check_rate(rate)?;
+        check_sampling_rate(rate)?;
         ensure(
             (2..=MAX_ORDER).contains(&alpha),
             "order",
@@ -165,7 +155,7 @@ impl WorGaussian {
 
     /// Per-step RDP curve at sampling rate γ on the given orders (each > 1).
     pub fn curve(&self, rate: f64, orders: &[f64]) -> Result<RdpCurve> {
-        check_rate(rate)?;
+        check_sampling_rate(rate)?;
         let ln_rate = rate.ln();
         // Each integer order is evaluated once, however many fractional orders share it.
         let mut at_integer = vec![f64::NAN; MAX_ORDER as usize + 2];
@@ -222,7 +212,7 @@ impl WorGaussian {
         conversion: Conversion,
     ) -> Result<(f64, f64)> {
         check_delta(delta)?;
-        check_rate(rate)?;
+        check_sampling_rate(rate)?;
         let ln_rate = rate.ln();
         let mut eps = Vec::with_capacity(MAX_ORDER as usize);
         let mut block_end = 32;

@@ -14,7 +14,7 @@ use super::optimizer::{Optimizer, OptimizerState};
 use super::poisson_sampler::PoissonSampler;
 use super::prefetch;
 use crate::accounting::event::Event;
-use crate::error::{Result, check_nonnegative, check_positive, ensure};
+use crate::error::{Result, check_nonnegative, check_positive, check_sampling_rate, ensure};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
@@ -74,7 +74,7 @@ impl DpSgd {
         let z = self.noise_multiplier;
         check_nonnegative("noise-multiplier", z)?;
         let q = self.sampling_rate;
-        ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]")?;
+        check_sampling_rate(q)?;
         check_nonnegative("l2", self.l2)?;
         self.optimizer.validate()
     }

@@ -9,7 +9,7 @@ use dp_core::accounting::{
     Accountant, Bracket, Conversion, Event, PldAccountant, RdpAccountant, Selection, Target,
     calibrate, epsilon_of,
 };
-use dp_core::error::{check_delta, check_positive, ensure};
+use dp_core::error::{check_delta, check_positive, check_sampling_rate, ensure};
 
 use super::output::{Answer, conflict, flag_error};
 use crate::cli::UsageError;
@@ -139,7 +139,7 @@ pub struct DpsgdArgs {
 /// wrapped in `RepeatAndSelect` with --tuning) on the chosen accountant.
 pub fn run(a: DpsgdArgs) -> anyhow::Result<Answer> {
     let q = a.sampling_rate.0;
-    ensure(q > 0.0 && q <= 1.0, "sampling-rate", q, "must be in (0, 1]").map_err(flag_error)?;
+    check_sampling_rate(q).map_err(flag_error)?;
     ensure(a.steps >= 1, "steps", a.steps as f64, "must be >= 1").map_err(flag_error)?;
     check_delta(a.delta).map_err(flag_error)?;
     if a.accountant == DpsgdAccountant::Pld {

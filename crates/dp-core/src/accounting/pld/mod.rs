@@ -35,7 +35,9 @@ mod subsampled_gaussian;
 
 pub use pmf::Pmf;
 
-use crate::error::{DpError, Result, check_delta, check_nonnegative, check_positive, ensure};
+use crate::error::{
+    DpError, Result, check_delta, check_nonnegative, check_positive, check_sampling_rate, ensure,
+};
 use discretise::{PrivacyLoss, discretise};
 use gaussian::GaussianLoss;
 use objpert::ObjPertLoss;
@@ -117,12 +119,7 @@ impl Pld {
         noise_multiplier: f64,
         config: &PldConfig,
     ) -> Result<Self> {
-        ensure(
-            sampling_rate > 0.0 && sampling_rate <= 1.0,
-            "sampling-rate",
-            sampling_rate,
-            "must be in (0, 1]",
-        )?;
+        check_sampling_rate(sampling_rate)?;
         check_positive("noise-multiplier", noise_multiplier)?;
         config.validate()?;
         let remove =
