@@ -169,7 +169,7 @@ pub fn fig6(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
             ("grid4", "grid 4^5"),
         ] {
             if let Some(run) = runs.get(setting, study) {
-                let name = format!("{}, HV {:.3}", run.label(name), hv(run)?);
+                let name = format!("{} HV {:.3}", run.label(name), hv(run)?);
                 add_front(&mut p, &mut csv, setting, name, run, ErrorOf::Mean)?;
             }
         }
@@ -224,7 +224,7 @@ pub fn fig8(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
     let mut csv = fronts_csv();
     for (setting, label) in SETTINGS {
         if let Some(run) = runs.get(setting, "dpareto") {
-            let name = format!("{label}, {}", run.label("DPareto"));
+            let name = format!("{label}: {}", run.label("DPareto"));
             add_front(&mut p, &mut csv, setting, name, run, ErrorOf::Mean)?;
         }
     }
