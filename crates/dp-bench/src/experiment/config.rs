@@ -24,6 +24,24 @@ fn drop_nulls(v: serde_json::Value) -> serde_json::Value {
     }
 }
 
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset].matches('\n').count() + 1
+}
+
+/// A TOML parse error of config file `path` with the offending line quoted.
+pub fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> UsageError {
+    let loc = e
+        .span()
+        .map(|s| {
+            let line = line_of(text, s.start);
+            let src = text.lines().nth(line - 1).unwrap_or("").trim();
+            format!(" (line {line}: `{src}`)")
+        })
+        .unwrap_or_default();
+    UsageError(format!("{}{loc}: {}", path.display(), e.message()))
+}
+
 /// The file as written, before the methods are looked up in the method table.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -204,23 +222,11 @@ impl Config {
     /// [`Config::parse`] with a caller's method table (built-ins plus its own kinds).
     pub fn parse_with(text: &str, path: &Path, registry: &Registry) -> anyhow::Result<Config> {
         let kinds = || registry.kinds();
-        let line_of = |offset: usize| text[..offset].matches('\n').count() + 1;
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_string();
-            let loc = e
-                .span()
-                .map(|s| {
-                    let line = line_of(s.start);
-                    let src = text.lines().nth(line - 1).unwrap_or("").trim();
-                    format!(" (line {line}: `{src}`)")
-                })
-                .unwrap_or_default();
-            UsageError(format!("{}{loc}: {msg}", path.display()))
-        })?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
         let fail = |m: String| UsageError(format!("{}: {m}", path.display()));
         let mut methods = BTreeMap::new();
         for (name, spanned) in raw.methods {
-            let line = line_of(spanned.span().start);
+            let line = line_of(text, spanned.span().start);
             let at = |m: String| fail(format!("{m} (table `methods.{name}` at line {line})"));
             let mut table = spanned.into_inner();
             let kind = match table.remove("kind") {

@@ -36,17 +36,38 @@ pub struct RunReport {
 /// Default results folder: `results/<paper>/<config file stem>` for a paper's config,
 /// `results/<config file stem>` otherwise.
 pub fn default_out_dir(config_path: &Path, cfg: &Config) -> PathBuf {
-    if let Some(d) = &cfg.output_dir {
-        return d.clone();
+    out_dir(config_path, cfg.paper.as_deref(), cfg.output_dir.as_deref())
+}
+
+/// The results folder of any config (grid or study): its `output_dir`, else
+/// `results/[<paper>/]<config file stem>`.
+pub fn out_dir(config_path: &Path, paper: Option<&str>, output_dir: Option<&Path>) -> PathBuf {
+    if let Some(d) = output_dir {
+        return d.to_path_buf();
     }
     let stem = config_path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("run");
-    match &cfg.paper {
+    match paper {
         Some(p) => PathBuf::from("results").join(p).join(stem),
         None => PathBuf::from("results").join(stem),
     }
+}
+
+/// A progress bar over `total` `unit`s on stderr when it is a terminal and `show` holds.
+pub fn progress_bar(total: usize, unit: &str, show: bool) -> ProgressBar {
+    if !(show && std::io::stderr().is_terminal()) {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(total as u64);
+    b.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {unit}  {{elapsed_precise}} elapsed, ETA {{eta}}  {{msg}}"
+        ))
+        .expect("valid template"),
+    );
+    b
 }
 
 /// Runs one cell through its method and times it.
@@ -83,18 +104,7 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
     let mut study = GridStudy::new(cfg);
     let total = study.size_hint().unwrap_or(0);
     let mut ran = 0;
-    let bar = if progress && std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} cells  {elapsed_precise} elapsed, ETA {eta}  {msg}",
-            )
-            .expect("valid template"),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress_bar(0, "cells", progress);
     loop {
         let todo: Vec<Cell> = study
             .propose(store.rows())?

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::space::{Box5, Distribution};
 use crate::cli::UsageError;
+use crate::experiment::config::toml_error;
 
 /// Which points a study evaluates.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -209,13 +210,7 @@ impl StudyConfig {
     /// Parses and validates config text; `path` is only used in messages.
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<StudyConfig> {
         let fail = |m: String| anyhow::Error::from(UsageError(format!("{}: {m}", path.display())));
-        let cfg: StudyConfig = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| format!(" (line {})", text[..s.start].matches('\n').count() + 1))
-                .unwrap_or_default();
-            fail(format!("{}{line}", e.message()))
-        })?;
+        let cfg: StudyConfig = toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
         cfg.validate().map_err(fail)?;
         Ok(cfg)
     }
@@ -299,18 +294,24 @@ impl StudyConfig {
         Ok(())
     }
 
+    /// Points the study evaluates in all.
+    pub fn total_points(&self) -> usize {
+        match self.study {
+            StudyKind::Random => self.random.as_ref().map_or(0, |r| r.points),
+            StudyKind::Grid => self.grid.as_ref().map_or(0, |g| g.size.pow(5)),
+            StudyKind::Dpareto => self
+                .dpareto
+                .as_ref()
+                .map_or(0, |b| b.initial + b.iterations),
+        }
+    }
+
     /// Default results folder, as for grid configs.
     pub fn default_out_dir(&self, config_path: &Path) -> PathBuf {
-        if let Some(d) = &self.output_dir {
-            return d.clone();
-        }
-        let stem = config_path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("run");
-        match &self.paper {
-            Some(p) => PathBuf::from("results").join(p).join(stem),
-            None => PathBuf::from("results").join(stem),
-        }
+        crate::experiment::runner::out_dir(
+            config_path,
+            self.paper.as_deref(),
+            self.output_dir.as_deref(),
+        )
     }
 }

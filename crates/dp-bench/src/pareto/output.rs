@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use dp_core::bo::pareto::{ANTI_IDEAL, Point2, hypervolume_curve, reported_front};
+use dp_core::bo::pareto::{
+    ANTI_IDEAL, Point2, hypervolume_curve, paper_hypervolume, reported_front,
+};
 
 use super::config::StudyConfig;
 use super::points::Point;
@@ -48,6 +50,11 @@ impl ErrorOf {
 /// (ε, error) of each point, in evaluation order.
 pub fn objectives(points: &[Point], which: ErrorOf) -> Vec<Point2> {
     points.iter().map(|p| (p.epsilon, which.of(p))).collect()
+}
+
+/// The paper's hypervolume of `points` (mean error, w.r.t. (10, 1)).
+pub fn hypervolume(points: &[Point]) -> anyhow::Result<f64> {
+    Ok(paper_hypervolume(&objectives(points, ErrorOf::Mean))?)
 }
 
 /// Writes `points.csv`, `front.csv` and `hv.csv` into `dir`.

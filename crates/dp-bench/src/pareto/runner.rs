@@ -1,11 +1,9 @@
 //! Drives a study: proposes points (all at once for random and grid, one at a time for
 //! DPareto), evaluates them, checkpoints each, then writes the outputs.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rayon::prelude::*;
@@ -16,6 +14,7 @@ use super::oracle::{Oracle, StudyData};
 use super::output;
 use super::points::{PointLog, Source};
 use super::space::{DIM, grid};
+use crate::experiment::runner::progress_bar;
 use dp_core::seed::derive_seed;
 
 /// What a study run did.
@@ -68,21 +67,6 @@ fn planned(cfg: &StudyConfig) -> Vec<(Source, [f64; DIM])> {
     }
 }
 
-fn progress_bar(total: usize, show: bool) -> ProgressBar {
-    if show && std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(total as u64);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} points  {elapsed_precise} elapsed, ETA {eta}  {msg}",
-            )
-            .expect("valid template"),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    }
-}
-
 /// Runs (or resumes) the study of `cfg` into `dir`.
 pub fn run(cfg: &StudyConfig, dir: &Path, progress: bool) -> anyhow::Result<StudyReport> {
     let start = Instant::now();
@@ -91,7 +75,7 @@ pub fn run(cfg: &StudyConfig, dir: &Path, progress: bool) -> anyhow::Result<Stud
     let data = StudyData::load(cfg)?;
     let oracle = Oracle::new(cfg, &data)?;
     let plan = planned(cfg);
-    let total = plan.len() + cfg.dpareto.as_ref().map_or(0, |b| b.iterations);
+    let total = cfg.total_points();
     let done = log.points().len();
     if done > 0 {
         eprintln!(
@@ -99,7 +83,7 @@ pub fn run(cfg: &StudyConfig, dir: &Path, progress: bool) -> anyhow::Result<Stud
             dir.display()
         );
     }
-    let bar = progress_bar(total, progress);
+    let bar = progress_bar(total, "points", progress);
     bar.set_position(done as u64);
     // Non-adaptive points in parallel chunks, appended in index order.
     let chunk = 2 * rayon::current_num_threads().max(1);

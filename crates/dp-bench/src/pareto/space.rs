@@ -1,7 +1,7 @@
 //! DPareto's five hyperparameters λ = (epochs, lot, lr, clip, z): boxes, the random-sampling
 //! distributions of the paper's Tables 3/4, linear grids, and rounding to a trainable point.
 
-use dp_core::learn::avent::Hyper;
+use dp_core::learn::avent::{Hyper, round_half_even};
 use rand::Rng;
 use rand_distr::{Distribution as _, Exp, Normal};
 use serde::{Deserialize, Serialize};
@@ -151,21 +151,12 @@ pub fn grid(size: usize, ranges: &Box5) -> Vec<[f64; DIM]> {
     out
 }
 
-/// Python's `int(round(v))` (ties to even), as the harness rounds epochs and lot.
-fn round_int(v: f64) -> f64 {
-    let r = v.round();
-    if (v - v.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
-        r - v.signum()
-    } else {
-        r
-    }
-}
-
-/// The trainable point of a proposal: epochs and lot rounded, the lot capped at `n`.
+/// The trainable point of a proposal: epochs and lot rounded as the harness's `int(round(.))`,
+/// the lot capped at `n`.
 pub fn to_hyper(x: &[f64; DIM], n: usize) -> Hyper {
     Hyper {
-        epochs: round_int(x[0]).max(1.0) as u32,
-        lot: (round_int(x[1]).max(1.0) as usize).min(n),
+        epochs: round_half_even(x[0]).max(1.0) as u32,
+        lot: (round_half_even(x[1]).max(1.0) as usize).min(n),
         lr: x[2],
         clip: x[3],
         noise_multiplier: x[4],

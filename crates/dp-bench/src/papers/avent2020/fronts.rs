@@ -5,15 +5,13 @@
 
 use std::path::Path;
 
-use dp_core::bo::pareto::{
-    ANTI_IDEAL, Point2, hypervolume_curve, paper_hypervolume, reported_front,
-};
+use dp_core::bo::pareto::{ANTI_IDEAL, Point2, hypervolume_curve, reported_front};
 
 use super::SETTINGS;
 use super::runs::{Run, Runs};
 use crate::figures::csv::LongCsv;
 use crate::figures::{Outcome, save};
-use crate::pareto::output::{ErrorOf, objectives};
+use crate::pareto::output::{ErrorOf, hypervolume, objectives};
 use crate::plot::{Figure, Panel, Series};
 
 /// Smallest ε drawn on the log axis (fronts start there).
@@ -41,10 +39,6 @@ fn staircase(front: &[Point2]) -> Vec<(f64, f64)> {
 
 fn front_of(run: &Run, which: ErrorOf) -> anyhow::Result<Vec<Point2>> {
     Ok(reported_front(&objectives(&run.points, which))?)
-}
-
-fn hv(run: &Run) -> anyhow::Result<f64> {
-    Ok(paper_hypervolume(&objectives(&run.points, ErrorOf::Mean))?)
 }
 
 fn front_panel(title: String) -> Panel {
@@ -169,7 +163,7 @@ pub fn fig6(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
             ("grid4", "grid 4^5"),
         ] {
             if let Some(run) = runs.get(setting, study) {
-                let name = format!("{} HV {:.3}", run.label(name), hv(run)?);
+                let name = format!("{} HV {:.3}", run.label(name), hypervolume(&run.points)?);
                 add_front(&mut p, &mut csv, setting, name, run, ErrorOf::Mean)?;
             }
         }

@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::SETTINGS;
+use anyhow::Context;
+
+use crate::pareto::StudyConfig;
 use crate::pareto::points::{Point, read_points};
 
 /// One finished (or partial) study.
@@ -39,16 +42,28 @@ pub const STUDIES: &[&str] = &[
     "table2",
 ];
 
+/// Points the study in `dir` was configured for (from the `study.json` its run wrote).
+fn expected(dir: &Path) -> anyhow::Result<usize> {
+    let path = dir.join("study.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let cfg: StudyConfig = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a study config", path.display()))?;
+    Ok(cfg.total_points())
+}
+
 impl Runs {
-    /// Reads `<results>/<setting>-<study>[-fast]/points.jsonl`, preferring the full run.
+    /// Reads `<results>/<setting>-<study>[-fast]/points.jsonl`, preferring the full run when
+    /// it is complete (a partial run would compare budgets unequally).
     pub fn load(results: &Path) -> anyhow::Result<Runs> {
         let mut runs = BTreeMap::new();
         for (setting, _) in SETTINGS {
             for study in STUDIES {
                 for suffix in ["", "-fast"] {
                     let stem = format!("{setting}-{study}{suffix}");
-                    let points = read_points(&results.join(&stem).join("points.jsonl"))?;
-                    if !points.is_empty() {
+                    let dir = results.join(&stem);
+                    let points = read_points(&dir.join("points.jsonl"))?;
+                    if !points.is_empty() && points.len() >= expected(&dir)? {
                         runs.insert(
                             (setting.to_string(), study.to_string()),
                             Run { stem, points },

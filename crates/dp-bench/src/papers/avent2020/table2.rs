@@ -5,14 +5,12 @@
 
 use std::path::Path;
 
-use dp_core::bo::pareto::paper_hypervolume;
-
 use super::SETTINGS;
 use super::runs::Runs;
 use crate::experiment::store::write_atomic;
 use crate::figures::Outcome;
 use crate::figures::csv::LongCsv;
-use crate::pareto::output::{ErrorOf, objectives};
+use crate::pareto::output::hypervolume;
 use crate::pareto::points::{Point, Source};
 
 /// The paper's values: (mean, CI low, CI high) for LR+SGD, LR+Adam, SVM+SGD.
@@ -39,10 +37,6 @@ pub fn t_interval(d: &[f64]) -> Option<(f64, f64, f64)> {
     let sd = (d.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
     let h = T975[n - 2] * sd / (n as f64).sqrt();
     Some((mean, mean - h, mean + h))
-}
-
-fn hv(points: &[Point]) -> anyhow::Result<f64> {
-    Ok(paper_hypervolume(&objectives(points, ErrorOf::Mean))?)
 }
 
 /// Writes `table2.csv` and `table2.md`.
@@ -81,15 +75,18 @@ pub fn write(out: &Path, runs: &Runs, results: &Path) -> anyhow::Result<Outcome>
         };
         let size = bo.points.len();
         let parts: Vec<&[Point]> = rs.points.chunks_exact(size).collect();
-        let bo_all = hv(&bo.points)?;
+        let bo_all = hypervolume(&bo.points)?;
         let bo_only: Vec<Point> = bo
             .points
             .iter()
             .filter(|p| p.source == Source::Bo)
             .cloned()
             .collect();
-        let bo_wo = hv(&bo_only)?;
-        let rs_hv: Vec<f64> = parts.iter().map(|p| hv(p)).collect::<anyhow::Result<_>>()?;
+        let bo_wo = hypervolume(&bo_only)?;
+        let rs_hv: Vec<f64> = parts
+            .iter()
+            .map(|p| hypervolume(p))
+            .collect::<anyhow::Result<_>>()?;
         let diffs = |base: f64| rs_hv.iter().map(|r| base - r).collect::<Vec<_>>();
         let (Some(with), Some(without)) = (t_interval(&diffs(bo_all)), t_interval(&diffs(bo_wo)))
         else {

@@ -57,8 +57,8 @@ pub fn steps(n: usize, lot: usize, epochs: u32) -> u64 {
     (epochs as f64 * per_epoch) as u64
 }
 
-/// Python 3's `round(x)`: ties go to the even integer.
-fn round_half_even(x: f64) -> f64 {
+/// Python 3's `round(x)`: ties go to the even integer (the authors' harness rounds with it).
+pub fn round_half_even(x: f64) -> f64 {
     let r = x.round();
     if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
         r - x.signum()

@@ -18,7 +18,7 @@ mod mlp;
 mod noise;
 
 pub use dense::DenseData;
-pub use hyper::{Hyper, Init, steps};
+pub use hyper::{Hyper, Init, round_half_even, steps};
 pub use linear::{LinearModel, LinearRun, train_linear};
 pub use mlp::{Mlp, MlpRun, train_mlp};
 pub use noise::{add_mean_noise, xavier_normal};
