@@ -15,6 +15,9 @@ use crate::learn::data::GlmData;
 use crate::learn::loss::GlmLoss;
 use crate::learn::optimizer::Optimizer;
 
+/// Rows ahead of the dot loop whose data is requested early.
+const PREFETCH: usize = 8;
+
 /// A linear model and its loss on labels `y ∈ {−1, +1}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinearModel {
@@ -92,17 +95,26 @@ pub fn train_linear(
         xavier_normal(&mut theta[d..], 1, 1, &mut rng);
     }
     let (x, y, norms) = (data.x(), data.y(), data.row_norms());
+    let mut scores = Vec::with_capacity(hyper.lot);
     let steps_run = descend(n, opt, hyper, &mut theta, &mut rng, |theta, lot, grad| {
+        // Scores first, in a loop of independent dots: the lot's rows are random in a matrix
+        // larger than L2, and independent iterations let their cache misses overlap. The
+        // accumulation below then finds the rows in L1, in the same order as one fused loop.
+        scores.clear();
+        for (k, i) in lot.iter().enumerate() {
+            if k + PREFETCH < lot.len() {
+                x.prefetch_row(lot.index(k + PREFETCH));
+            }
+            scores.push(x.row(i).dot(&theta[..d]) + theta[d]);
+        }
         grad.fill(0.0);
         let mut finite = true;
-        for i in lot.iter() {
-            let row = x.row(i);
-            let f = row.dot(&theta[..d]) + theta[d];
+        for (i, &f) in lot.iter().zip(&scores) {
             finite &= f.is_finite();
             let g = model.deriv(f, y[i]);
             let norm = g.abs() * (norms[i] * norms[i] + 1.0).sqrt();
             let c = g * clip_factor(norm, hyper.clip);
-            row.axpy(c, &mut grad[..d]);
+            x.row(i).axpy(c, &mut grad[..d]);
             grad[d] += c;
         }
         finite
