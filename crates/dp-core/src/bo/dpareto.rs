@@ -121,6 +121,129 @@ impl Observations<'_> {
     }
 }
 
+/// The two fitted surrogates and the acquisition of one iteration, in the transformed space.
+pub struct Surrogates {
+    scale: Vec<f64>,
+    c: f64,
+    privacy: Gp,
+    utility: Gp,
+    acq: HvPoi,
+}
+
+impl Surrogates {
+    /// Fits both GPs to `obs` (warm-started from `warm`, restarts drawn from `rng`) and builds
+    /// HV-PoI on the front of their means at the observed inputs.
+    pub fn fit<R: Rng + ?Sized>(
+        obs: &Observations<'_>,
+        warm: Option<(&Hyper, &Hyper)>,
+        opts: &DparetoOptions,
+        rng: &mut R,
+    ) -> Result<Surrogates> {
+        obs.check()?;
+        let dim = obs.dim;
+        let scale = obs.input_scale();
+        let x: Vec<f64> = obs
+            .x
+            .chunks_exact(dim)
+            .flat_map(|r| r.iter().zip(&scale).map(|(v, s)| v / s))
+            .collect();
+        let c = obs.privacy_scale();
+        let y_eps: Vec<f64> = obs.epsilon.iter().map(|e| e.ln() / c).collect();
+        let y_err: Vec<f64> = obs.error.iter().map(|&e| logit(e)).collect();
+
+        let mut pcfg = GpConfig::fixed_noise(PRIVACY_NOISE);
+        pcfg.restarts = opts.restarts;
+        let mut ucfg = GpConfig::learned_noise(0.01);
+        ucfg.restarts = opts.restarts;
+        let privacy = Gp::fit(&x, dim, &y_eps, &pcfg, warm.map(|w| w.0), rng)?;
+        let utility = Gp::fit(&x, dim, &y_err, &ucfg, warm.map(|w| w.1), rng)?;
+
+        let (m_eps, _) = privacy.predict_batch(&x);
+        let (m_err, _) = utility.predict_batch(&x);
+        let means: Vec<(f64, f64)> = m_eps.into_iter().zip(m_err).collect();
+        let reference = if opts.estimated_reference {
+            Reference::Estimated
+        } else {
+            let (e, err) = HARNESS_ANTI_IDEAL;
+            Reference::Fixed((e.ln() / c, logit(err)))
+        };
+        let acq = HvPoi::new(&means, reference)?;
+        Ok(Surrogates {
+            scale,
+            c,
+            privacy,
+            utility,
+            acq,
+        })
+    }
+
+    fn scaled(&self, rows: &[f64]) -> Vec<f64> {
+        let dim = self.scale.len();
+        rows.chunks_exact(dim)
+            .flat_map(|r| r.iter().zip(&self.scale).map(|(v, s)| v / s))
+            .collect()
+    }
+
+    /// HV-PoI at `rows` (row-major, untransformed inputs).
+    pub fn acquisition(&self, rows: &[f64]) -> Vec<f64> {
+        self.acquisition_scaled(&self.scaled(rows))
+    }
+
+    fn acquisition_scaled(&self, rows: &[f64]) -> Vec<f64> {
+        let (me, ve) = self.privacy.predict_batch(rows);
+        let (mu, vu) = self.utility.predict_batch(rows);
+        (0..me.len())
+            .map(|i| self.acq.eval((me[i], mu[i]), (ve[i], vu[i])))
+            .collect()
+    }
+
+    /// The GP means at `rows` mapped back to the objectives: (ε, error) per row.
+    pub fn mean_objectives(&self, rows: &[f64]) -> Vec<(f64, f64)> {
+        let x = self.scaled(rows);
+        let (me, _) = self.privacy.predict_batch(&x);
+        let (mu, _) = self.utility.predict_batch(&x);
+        me.iter()
+            .zip(&mu)
+            .map(|(&e, &u)| ((e * self.c).exp(), 1.0 / (1.0 + (-u).exp())))
+            .collect()
+    }
+
+    /// Fitted (privacy, utility) GP hyperparameters.
+    pub fn hypers(&self) -> (&Hyper, &Hyper) {
+        (self.privacy.hyper(), self.utility.hyper())
+    }
+
+    /// The maximiser of HV-PoI inside `[lo, hi]` (untransformed), candidates from `rng`.
+    pub fn maximise<R: Rng + ?Sized>(
+        &self,
+        lo: &[f64],
+        hi: &[f64],
+        candidates: usize,
+        rng: &mut R,
+    ) -> Result<(Vec<f64>, f64)> {
+        let lo_s: Vec<f64> = lo.iter().zip(&self.scale).map(|(v, s)| v / s).collect();
+        let hi_s: Vec<f64> = hi.iter().zip(&self.scale).map(|(v, s)| v / s).collect();
+        let search = SearchOptions {
+            candidates,
+            ..SearchOptions::default()
+        };
+        let found = maximise(
+            &lo_s,
+            &hi_s,
+            |rows, _| self.acquisition_scaled(rows),
+            rng,
+            &search,
+        )?;
+        let x = found
+            .x
+            .iter()
+            .zip(&self.scale)
+            .map(|(v, s)| v * s)
+            .collect();
+        Ok((x, found.value))
+    }
+}
+
 /// One iteration: the next point to evaluate inside `[lo, hi]` (untransformed), with GP fits
 /// warm-started from `warm` (the previous iteration's hyperparameters) and every random draw
 /// (restarts, candidates) from `rng`.
@@ -132,58 +255,13 @@ pub fn propose<R: Rng + ?Sized>(
     opts: &DparetoOptions,
     rng: &mut R,
 ) -> Result<Proposal> {
-    obs.check()?;
-    let dim = obs.dim;
-    let scale = obs.input_scale();
-    let x: Vec<f64> = obs
-        .x
-        .chunks_exact(dim)
-        .flat_map(|r| r.iter().zip(&scale).map(|(v, s)| v / s))
-        .collect();
-    let c = obs.privacy_scale();
-    let y_eps: Vec<f64> = obs.epsilon.iter().map(|e| e.ln() / c).collect();
-    let y_err: Vec<f64> = obs.error.iter().map(|&e| logit(e)).collect();
-
-    let mut pcfg = GpConfig::fixed_noise(PRIVACY_NOISE);
-    pcfg.restarts = opts.restarts;
-    let mut ucfg = GpConfig::learned_noise(0.01);
-    ucfg.restarts = opts.restarts;
-    let privacy = Gp::fit(&x, dim, &y_eps, &pcfg, warm.map(|w| w.0), rng)?;
-    let utility = Gp::fit(&x, dim, &y_err, &ucfg, warm.map(|w| w.1), rng)?;
-
-    let (m_eps, _) = privacy.predict_batch(&x);
-    let (m_err, _) = utility.predict_batch(&x);
-    let means: Vec<(f64, f64)> = m_eps.into_iter().zip(m_err).collect();
-    let reference = if opts.estimated_reference {
-        Reference::Estimated
-    } else {
-        let (e, err) = HARNESS_ANTI_IDEAL;
-        Reference::Fixed((e.ln() / c, logit(err)))
-    };
-    let acq = HvPoi::new(&means, reference)?;
-    let lo_s: Vec<f64> = lo.iter().zip(&scale).map(|(v, s)| v / s).collect();
-    let hi_s: Vec<f64> = hi.iter().zip(&scale).map(|(v, s)| v / s).collect();
-    let search = SearchOptions {
-        candidates: opts.candidates,
-        ..SearchOptions::default()
-    };
-    let found = maximise(
-        &lo_s,
-        &hi_s,
-        |rows, _| {
-            let (me, ve) = privacy.predict_batch(rows);
-            let (mu, vu) = utility.predict_batch(rows);
-            (0..me.len())
-                .map(|i| acq.eval((me[i], mu[i]), (ve[i], vu[i])))
-                .collect()
-        },
-        rng,
-        &search,
-    )?;
+    let s = Surrogates::fit(obs, warm, opts, rng)?;
+    let (x, acquisition) = s.maximise(lo, hi, opts.candidates, rng)?;
+    let (privacy, utility) = s.hypers();
     Ok(Proposal {
-        x: found.x.iter().zip(&scale).map(|(v, s)| v * s).collect(),
-        acquisition: found.value,
-        privacy: privacy.hyper().clone(),
-        utility: utility.hyper().clone(),
+        x,
+        acquisition,
+        privacy: privacy.clone(),
+        utility: utility.clone(),
     })
 }

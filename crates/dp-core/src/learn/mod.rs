@@ -12,6 +12,7 @@ pub mod clipped;
 pub mod data;
 pub mod dpsgd;
 pub mod iyengar;
+pub mod laplace;
 pub mod lbfgs;
 pub mod loss;
 pub mod mechanism;

@@ -10,12 +10,14 @@
 //! paper's θ₀ = 0 is [`Init::Paper`]); `T = round(epochs · round(n/m))` steps; training stops
 //! at the first non-finite loss or parameter but all `T` steps are still charged.
 
+pub mod bolton;
 mod dense;
 mod descent;
 mod hyper;
 mod linear;
 mod mlp;
 mod noise;
+pub mod svt;
 
 pub use dense::DenseData;
 pub use hyper::{Hyper, Init, round_half_even, steps};

@@ -14,7 +14,6 @@
 //! `SelfComposed(EpsilonDelta{2Δ/b, 0}, T)`. Δ is the replace-one sensitivity (the paper's
 //! relation); it also bounds the add/remove change of the mean, whose denominator moves by one.
 
-use rand::distr::Open01;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -29,6 +28,7 @@ use crate::error::{Result, check_positive, ensure};
 use crate::features::Row;
 use crate::features::gather_dot;
 use crate::learn::data::GlmData;
+use crate::learn::laplace::laplace;
 use crate::learn::loss::GlmLoss;
 use crate::learn::mechanism::Mechanism;
 
@@ -287,17 +287,6 @@ fn step_to_vertex(theta: &mut [f64], i: u64, j: usize, vertex: f64) -> f64 {
     theta.iter_mut().for_each(|t| *t *= 1.0 - mu);
     theta[j] += mu * vertex;
     mu
-}
-
-/// Lap(0, b) by inverse CDF from one uniform in (0, 1) (NumPy's `laplace` formula; rand_distr
-/// 0.5 has no Laplace).
-pub(crate) fn laplace(rng: &mut StdRng, b: f64) -> f64 {
-    let u: f64 = rng.sample(Open01);
-    if u < 0.5 {
-        b * (2.0 * u).ln()
-    } else {
-        -b * (2.0 - 2.0 * u).ln()
-    }
 }
 
 impl Mechanism for Pfw {
