@@ -12,6 +12,8 @@ use anyhow::Context;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+pub mod heatmap;
+
 /// One line of a panel.
 #[derive(Clone, Debug)]
 pub struct Series {
@@ -23,9 +25,19 @@ pub struct Series {
     pub err: Option<Vec<f64>>,
     /// Draw the line dashed (e.g. reference or lower-bound curves).
     pub dashed: bool,
+    /// Draw unconnected small dots instead of a line (e.g. every evaluated point).
+    pub dots: bool,
 }
 
 impl Series {
+    /// Unconnected small dots.
+    pub fn dots(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            dots: true,
+            ..Series::line(name, points)
+        }
+    }
+
     /// A solid line without error bars.
     pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
         Series {
@@ -33,6 +45,7 @@ impl Series {
             points,
             err: None,
             dashed: false,
+            dots: false,
         }
     }
 }
@@ -96,6 +109,70 @@ fn register_fonts() {
 }
 
 impl Figure {
+    /// Writes `<stem>.png` and `<stem>.svg`, each atomically.
+    pub fn save(&self, stem: &Path) -> anyhow::Result<()> {
+        save_drawing(self, stem)
+    }
+}
+
+/// Something drawn on one canvas: a [`Figure`] or a [`heatmap::Mosaic`].
+pub(crate) trait Drawing {
+    /// Canvas size in pixels.
+    fn size(&self) -> (u32, u32);
+    /// Draws onto `root`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()>;
+}
+
+/// Writes `<stem>.png` and `<stem>.svg` of `d`, each atomically.
+pub(crate) fn save_drawing<D: Drawing>(d: &D, stem: &Path) -> anyhow::Result<()> {
+    register_fonts();
+    let size = d.size();
+    let dir = stem.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let name = stem
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("figure");
+
+    let tmp_png = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
+    {
+        let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
+        d.draw(&root)?;
+        root.present()
+            .map_err(|e| anyhow::anyhow!("cannot render PNG: {e}"))?;
+    }
+    std::fs::rename(&tmp_png, stem.with_extension("png"))
+        .with_context(|| format!("cannot write {}", stem.with_extension("png").display()))?;
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        d.draw(&root)?;
+        root.present()
+            .map_err(|e| anyhow::anyhow!("cannot render SVG: {e}"))?;
+    }
+    crate::experiment::store::write_atomic(&stem.with_extension("svg"), |f| {
+        use std::io::Write;
+        f.write_all(svg.as_bytes())?;
+        Ok(())
+    })
+}
+
+/// Draws the figure title into a strip of height [`TITLE_H`] and returns the area below.
+fn titled<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+) -> anyhow::Result<DrawingArea<DB, Shift>> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("drawing failed: {e:?}");
+    root.fill(&WHITE).map_err(err)?;
+    let (title_area, body) = root.split_vertically(TITLE_H);
+    title_area
+        .titled(title, ("sans-serif", 26).into_font().style(FontStyle::Bold))
+        .map_err(err)?;
+    Ok(body)
+}
+
+impl Drawing for Figure {
     fn size(&self) -> (u32, u32) {
         let cols = self.columns.max(1).min(self.panels.len().max(1));
         let rows = self.panels.len().div_ceil(cols).max(1);
@@ -105,51 +182,9 @@ impl Figure {
         )
     }
 
-    /// Writes `<stem>.png` and `<stem>.svg`, each atomically.
-    pub fn save(&self, stem: &Path) -> anyhow::Result<()> {
-        register_fonts();
-        let size = self.size();
-        let dir = stem.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let name = stem
-            .file_name()
-            .and_then(|s| s.to_str())
-            .unwrap_or("figure");
-
-        let tmp_png = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
-        {
-            let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
-            self.draw(&root)?;
-            root.present()
-                .map_err(|e| anyhow::anyhow!("cannot render PNG: {e}"))?;
-        }
-        std::fs::rename(&tmp_png, stem.with_extension("png"))
-            .with_context(|| format!("cannot write {}", stem.with_extension("png").display()))?;
-
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-            self.draw(&root)?;
-            root.present()
-                .map_err(|e| anyhow::anyhow!("cannot render SVG: {e}"))?;
-        }
-        crate::experiment::store::write_atomic(&stem.with_extension("svg"), |f| {
-            use std::io::Write;
-            f.write_all(svg.as_bytes())?;
-            Ok(())
-        })
-    }
-
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("drawing failed: {e:?}");
-        root.fill(&WHITE).map_err(err)?;
-        let (title_area, body) = root.split_vertically(TITLE_H);
-        title_area
-            .titled(
-                &self.title,
-                ("sans-serif", 26).into_font().style(FontStyle::Bold),
-            )
-            .map_err(err)?;
+        let body = titled(root, &self.title)?;
         let cols = self.columns.max(1).min(self.panels.len().max(1));
         let rows = self.panels.len().div_ceil(cols).max(1);
         let cells = body.split_evenly((rows, cols));
@@ -268,6 +303,13 @@ fn draw_panel<DB: DrawingBackend>(
             .iter()
             .map(|&(x, y, _)| (tx(x, lx), tx(y, ly)))
             .collect();
+        if s.dots {
+            chart.draw_series(
+                data.iter()
+                    .map(|&(x, y)| Circle::new((x, y), 2, color.mix(0.6).filled())),
+            )?;
+            continue;
+        }
         if s.dashed {
             chart.draw_series(DashedLineSeries::new(
                 data.clone(),
@@ -313,7 +355,9 @@ fn draw_legend<DB: DrawingBackend>(
             continue;
         }
         let color = style_of(i);
-        if s.dashed {
+        if s.dots {
+            area.draw(&Circle::new((17, y), 4, color.filled()))?;
+        } else if s.dashed {
             area.draw(&PathElement::new(
                 vec![(4, y), (14, y)],
                 color.stroke_width(3),
@@ -361,6 +405,7 @@ mod tests {
                         points: vec![(0.1, 80.0), (1.0, 83.0)],
                         err: Some(vec![0.5, 0.2]),
                         dashed: false,
+                        dots: false,
                     }],
                     y_range: None,
                 },

@@ -33,6 +33,7 @@ pub fn accuracy_panel(title: &str, rows: &[SummaryRow]) -> Panel {
                 points: pts.iter().map(|r| (r.epsilon, r.mean_accuracy)).collect(),
                 err: Some(pts.iter().map(|r| r.ci95).collect()),
                 dashed: false,
+                dots: false,
             }
         })
         .collect();

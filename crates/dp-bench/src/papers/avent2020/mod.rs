@@ -6,6 +6,7 @@
 pub mod fronts;
 pub mod runs;
 pub mod table2;
+pub mod toy;
 
 use std::path::Path;
 

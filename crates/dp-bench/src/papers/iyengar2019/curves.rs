@@ -97,6 +97,7 @@ pub fn write(
                         points: pts.iter().map(|r| (r.epsilon, r.mean_accuracy)).collect(),
                         err: Some(pts.iter().map(|r| r.std).collect()),
                         dashed: *a == "np",
+                        dots: false,
                     }
                 })
                 .collect();

@@ -128,6 +128,7 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
                         .map(|r| (r.1, r.3));
                     Series {
                         dashed: b == Bound::GaussianLower,
+                        dots: false,
                         ..Series::line(b.legend(), points.collect())
                     }
                 })

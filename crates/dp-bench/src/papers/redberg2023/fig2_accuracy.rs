@@ -144,6 +144,7 @@ fn in_method_order(series: &mut Vec<Series>) {
                 points: Vec::new(),
                 err: None,
                 dashed: false,
+                dots: false,
             }),
         }
     }

@@ -101,6 +101,7 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
                         .map(|r| (r.1, r.3));
                     Series {
                         dashed: m == 0,
+                        dots: false,
                         ..Series::line(*name, points.collect())
                     }
                 })

@@ -104,6 +104,7 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
             .iter()
             .map(|c| Series {
                 dashed: c.reference,
+                dots: false,
                 ..Series::line(c.legend.clone(), c.points.clone())
             })
             .collect(),
