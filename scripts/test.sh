@@ -23,6 +23,12 @@ grep -q '^mnist,logistic,1,' "$out/figures-iyengar2019/fig1.csv"
 cargo run --locked --quiet -p dp-bench -- configs/avent2020/smoke.toml \
   --out "$out/avent2020/adult-lr-sgd-dpareto-fast" --quiet
 test "$(wc -l < "$out/avent2020/adult-lr-sgd-dpareto-fast/points.jsonl")" -eq 10
+# Its illustrative problems (Figs. 1-4): a cut-down logistic one and the full SVT one.
+cargo run --locked --quiet -p dp-bench -- configs/avent2020/illustrative-smoke.toml \
+  --out "$out/avent2020/illustrative-logistic" --quiet
+cargo run --locked --quiet -p dp-bench -- configs/avent2020/illustrative-svt.toml \
+  --out "$out/avent2020/illustrative-svt" --quiet
 cargo run --locked --quiet -p dp-bench -- figures avent2020 \
   --results "$out/avent2020" --out "$out/figures-avent2020"
 test -s "$out/figures-avent2020/fig5.png" && test -s "$out/figures-avent2020/fig7.csv"
+test -s "$out/figures-avent2020/fig1.png" && test -s "$out/figures-avent2020/fig4.csv"

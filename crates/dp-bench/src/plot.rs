@@ -116,7 +116,7 @@ impl Figure {
 }
 
 /// Something drawn on one canvas: a [`Figure`] or a [`heatmap::Mosaic`].
-pub(crate) trait Drawing {
+pub trait Drawing {
     /// Canvas size in pixels.
     fn size(&self) -> (u32, u32);
     /// Draws onto `root`.
@@ -124,7 +124,7 @@ pub(crate) trait Drawing {
 }
 
 /// Writes `<stem>.png` and `<stem>.svg` of `d`, each atomically.
-pub(crate) fn save_drawing<D: Drawing>(d: &D, stem: &Path) -> anyhow::Result<()> {
+pub fn save_drawing<D: Drawing>(d: &D, stem: &Path) -> anyhow::Result<()> {
     register_fonts();
     let size = d.size();
     let dir = stem.parent().unwrap_or(Path::new("."));

@@ -6,6 +6,7 @@ use clap::Args;
 
 use crate::experiment::config::Config;
 use crate::experiment::runner;
+use crate::papers::avent2020::toy::run as illustrative;
 
 /// Arguments of `dp-bench run`.
 #[derive(Args)]
@@ -22,10 +23,13 @@ pub struct RunArgs {
 
 /// Validates the whole config before any work, then runs the unfinished cells.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    if let Ok(text) = std::fs::read_to_string(&args.config)
-        && crate::pareto::is_study(&text)
-    {
-        return run_study(args);
+    if let Ok(text) = std::fs::read_to_string(&args.config) {
+        if crate::pareto::is_study(&text) {
+            return run_study(args);
+        }
+        if illustrative::is_illustrative(&text) {
+            return run_illustrative(args, &text);
+        }
     }
     let cfg = Config::load(&args.config)?;
     let dir = args
@@ -67,5 +71,26 @@ fn run_study(args: RunArgs) -> anyhow::Result<()> {
     if let Some(last) = hv.lines().last() {
         println!("hypervolume w.r.t. (10, 1) after (points, HV): {last}");
     }
+    Ok(())
+}
+
+/// One of Avent et al.'s illustrative problems (a config with a top-level `illustrative` key).
+fn run_illustrative(args: RunArgs, text: &str) -> anyhow::Result<()> {
+    let cfg = illustrative::IllustrativeConfig::load(&args.config)?;
+    let dir = args
+        .out
+        .unwrap_or_else(|| illustrative::default_dir(&args.config, &cfg));
+    let seconds = illustrative::run(&cfg, text, &dir)?;
+    eprintln!(
+        "{}: {} in {seconds:.1} s; results in {}",
+        args.config.display(),
+        if seconds == 0.0 {
+            "already complete"
+        } else {
+            "computed"
+        },
+        dir.display()
+    );
+    print!("{}", std::fs::read_to_string(dir.join("summary.csv"))?);
     Ok(())
 }

@@ -8,7 +8,7 @@ pub mod csv;
 
 use std::path::{Path, PathBuf};
 
-use crate::plot::Figure;
+use crate::plot::{Drawing, save_drawing};
 use csv::LongCsv;
 
 /// What one step of a figure run did.
@@ -50,14 +50,14 @@ pub fn geomspace(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 }
 
 /// Writes `<stem>.png`, `<stem>.svg` and `<stem>.csv` into `out`.
-pub fn save(
+pub fn save<D: Drawing>(
     out: &Path,
     stem: &str,
-    figure: &Figure,
+    figure: &D,
     data: &LongCsv,
 ) -> anyhow::Result<Vec<PathBuf>> {
     let base = out.join(stem);
-    figure.save(&base)?;
+    save_drawing(figure, &base)?;
     let csv_path = base.with_extension("csv");
     data.write(&csv_path)?;
     Ok(vec![

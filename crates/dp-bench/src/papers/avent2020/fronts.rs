@@ -19,20 +19,21 @@ const EPS_MIN: f64 = 1e-2;
 
 /// A front as a step line on ε ∈ [EPS_MIN, 10].
 fn staircase(front: &[Point2]) -> Vec<(f64, f64)> {
+    staircase_in(front, EPS_MIN, ANTI_IDEAL.0)
+}
+
+/// A front as a step line on ε ∈ [lo, hi]: each point holds its error until the next ε.
+pub fn staircase_in(front: &[Point2], lo: f64, hi: f64) -> Vec<(f64, f64)> {
     let mut out = Vec::new();
-    let inside: Vec<Point2> = front
-        .iter()
-        .copied()
-        .filter(|p| p.0 < ANTI_IDEAL.0)
-        .collect();
+    let inside: Vec<Point2> = front.iter().copied().filter(|p| p.0 < hi).collect();
     for (i, &(e, err)) in inside.iter().enumerate() {
         if i > 0 {
-            out.push((e.max(EPS_MIN), inside[i - 1].1));
+            out.push((e.max(lo), inside[i - 1].1));
         }
-        out.push((e.max(EPS_MIN), err));
+        out.push((e.max(lo), err));
     }
     if let Some(&(_, err)) = inside.last() {
-        out.push((ANTI_IDEAL.0, err));
+        out.push((hi, err));
     }
     out
 }

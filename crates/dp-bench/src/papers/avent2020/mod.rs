@@ -4,6 +4,7 @@
 //! `results/avent2020/<config stem>/`).
 
 pub mod fronts;
+pub mod illustrative;
 pub mod runs;
 pub mod table2;
 pub mod toy;
@@ -40,11 +41,13 @@ pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
     std::fs::create_dir_all(out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     let runs = runs::Runs::load(results)?;
-    Ok(vec![
+    let mut outcomes = illustrative::figures(out, results)?;
+    outcomes.extend([
         fronts::fig5(out, &runs)?,
         fronts::fig6(out, &runs)?,
         fronts::fig7(out, &runs)?,
         fronts::fig8(out, &runs)?,
         table2::write(out, &runs, results)?,
-    ])
+    ]);
+    Ok(outcomes)
 }

@@ -26,10 +26,11 @@ impl Run {
     }
 }
 
-/// Every run found, keyed by (setting prefix, study suffix without `-fast`).
+/// Every complete run found, keyed by (setting prefix, study suffix without `-fast`,
+/// whether it is the `-fast` one).
 #[derive(Clone, Debug, Default)]
 pub struct Runs {
-    runs: BTreeMap<(String, String), Run>,
+    runs: BTreeMap<(String, String, bool), Run>,
 }
 
 /// Study suffixes the figures use.
@@ -53,8 +54,8 @@ fn expected(dir: &Path) -> anyhow::Result<usize> {
 }
 
 impl Runs {
-    /// Reads `<results>/<setting>-<study>[-fast]/points.jsonl`, preferring the full run when
-    /// it is complete (a partial run would compare budgets unequally).
+    /// Reads every complete `<results>/<setting>-<study>[-fast]/points.jsonl` (a partial run
+    /// would compare budgets unequally).
     pub fn load(results: &Path) -> anyhow::Result<Runs> {
         let mut runs = BTreeMap::new();
         for (setting, _) in SETTINGS {
@@ -65,10 +66,9 @@ impl Runs {
                     let points = read_points(&dir.join("points.jsonl"))?;
                     if !points.is_empty() && points.len() >= expected(&dir)? {
                         runs.insert(
-                            (setting.to_string(), study.to_string()),
+                            (setting.to_string(), study.to_string(), !suffix.is_empty()),
                             Run { stem, points },
                         );
-                        break;
                     }
                 }
             }
@@ -76,9 +76,16 @@ impl Runs {
         Ok(Runs { runs })
     }
 
-    /// The run of `study` for `setting`, if any.
+    /// The run of `study` for `setting`: the paper-budget one if complete, else `-fast`.
     pub fn get(&self, setting: &str, study: &str) -> Option<&Run> {
-        self.runs.get(&(setting.to_string(), study.to_string()))
+        self.at(setting, study, false)
+            .or_else(|| self.at(setting, study, true))
+    }
+
+    /// The run of `study` for `setting` at one budget (`fast`: the scaled-down one).
+    pub fn at(&self, setting: &str, study: &str, fast: bool) -> Option<&Run> {
+        self.runs
+            .get(&(setting.to_string(), study.to_string(), fast))
     }
 
     /// Whether nothing was found.

@@ -69,8 +69,14 @@ pub fn write(out: &Path, runs: &Runs, results: &Path) -> anyhow::Result<Outcome>
     );
     let mut any = false;
     for ((setting, label), paper) in SETTINGS.iter().zip(PAPER) {
-        let (Some(bo), Some(rs)) = (runs.get(setting, "dpareto"), runs.get(setting, "table2"))
-        else {
+        // Both at the paper's budget if that pair is complete, else both scaled down.
+        let pair = |fast| {
+            Some((
+                runs.at(setting, "dpareto", fast)?,
+                runs.at(setting, "table2", fast)?,
+            ))
+        };
+        let Some((bo, rs)) = pair(false).or_else(|| pair(true)) else {
             continue;
         };
         let size = bo.points.len();

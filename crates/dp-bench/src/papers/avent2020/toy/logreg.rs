@@ -69,6 +69,22 @@ impl BoltOnData {
     }
 }
 
+/// The two hyperparameters (x, y of the figures).
+pub const AXES: [Axis; 2] = [
+    Axis {
+        label: "regularisation γ",
+        lo: 1e-4,
+        hi: 1.0,
+        log: true,
+    },
+    Axis {
+        label: "noise σ",
+        lo: 0.1,
+        hi: 10.0,
+        log: true,
+    },
+];
+
 /// The problem on loaded data with `runs` runs from `seed`.
 pub struct BoltOnToy<'a> {
     train: GlmData<'a>,
@@ -170,20 +186,7 @@ impl Toy for BoltOnToy<'_> {
     }
 
     fn axes(&self) -> [Axis; 2] {
-        [
-            Axis {
-                label: "regularisation γ",
-                lo: 1e-4,
-                hi: 1.0,
-                log: true,
-            },
-            Axis {
-                label: "noise σ",
-                lo: 0.1,
-                hi: 10.0,
-                log: true,
-            },
-        ]
+        AXES
     }
 
     fn epsilon(&self, x: [f64; 2]) -> anyhow::Result<f64> {

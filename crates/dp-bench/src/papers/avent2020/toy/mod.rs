@@ -8,11 +8,12 @@
 //! would ignore everything below ε = 0.1.
 
 pub mod logreg;
+pub mod run;
 pub mod svt;
 
 use dp_core::bo::dpareto::{DparetoOptions, Observations, Surrogates, propose};
 use dp_core::bo::gp::Hyper;
-use dp_core::bo::pareto::{Point2, hypervolume, reported_front};
+use dp_core::bo::pareto::{Point2, hypervolume, non_dominated};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -37,9 +38,11 @@ impl Axis {
         if self.log { v.log10() } else { v }
     }
 
-    /// The value at BO coordinate `c`.
+    /// The value at BO coordinate `c`, inside the range (BO's rescaling can round a
+    /// coordinate on the boundary to just outside it).
     pub fn value(&self, c: f64) -> f64 {
-        if self.log { 10f64.powf(c) } else { c }
+        let v = if self.log { 10f64.powf(c) } else { c };
+        v.clamp(self.lo, self.hi)
     }
 
     /// `size` grid values from `lo` to `hi`.
@@ -118,9 +121,9 @@ impl Evaluated {
             .collect()
     }
 
-    /// The reported (non-dominated) front, sorted by ε.
+    /// The (weakly) non-dominated front, sorted by ε.
     pub fn front(&self) -> anyhow::Result<Vec<Point2>> {
-        Ok(reported_front(&self.objectives())?)
+        Ok(non_dominated(&self.objectives())?)
     }
 
     /// The inputs of the front's points.

@@ -20,6 +20,22 @@ pub const QUERIES: usize = 100;
 /// True queries per run.
 pub const TRUE_QUERIES: usize = 10;
 
+/// The two hyperparameters (x, y of the figures).
+pub const AXES: [Axis; 2] = [
+    Axis {
+        label: "noise level b",
+        lo: 1e-2,
+        hi: 1e2,
+        log: true,
+    },
+    Axis {
+        label: "cutoff C",
+        lo: 1.0,
+        hi: 30.0,
+        log: false,
+    },
+];
+
 struct Run {
     truth: Vec<bool>,
     rho: f64,
@@ -68,20 +84,7 @@ impl Toy for SvtToy {
     }
 
     fn axes(&self) -> [Axis; 2] {
-        [
-            Axis {
-                label: "noise level b",
-                lo: 1e-2,
-                hi: 1e2,
-                log: true,
-            },
-            Axis {
-                label: "cutoff C",
-                lo: 1.0,
-                hi: 30.0,
-                log: false,
-            },
-        ]
+        AXES
     }
 
     fn epsilon(&self, x: [f64; 2]) -> anyhow::Result<f64> {
