@@ -7,8 +7,8 @@ use std::path::Path;
 
 use dp_core::bo::pareto::{ANTI_IDEAL, Point2, hypervolume_curve, reported_front};
 
-use super::SETTINGS;
 use super::runs::{Run, Runs};
+use super::{MNIST_SETTINGS, SETTINGS};
 use crate::figures::csv::LongCsv;
 use crate::figures::{Outcome, save};
 use crate::pareto::output::{ErrorOf, hypervolume, objectives};
@@ -223,13 +223,29 @@ pub fn fig8(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
             add_front(&mut p, &mut csv, setting, name, run, ErrorOf::Mean)?;
         }
     }
-    if p.series.is_empty() {
+    let mut m = front_panel("MNIST, epochs ≤ 5: MLP1 784-1000-10, MLP2 784-128-64-10".into());
+    m.y_range = None;
+    for (setting, label) in MNIST_SETTINGS {
+        for (study, name) in [("dpareto", "DPareto"), ("random", "random")] {
+            if let Some(run) = runs.get(setting, study) {
+                let name = format!("{label}: {}", run.label(name));
+                add_front(&mut m, &mut csv, setting, name, run, ErrorOf::Mean)?;
+            }
+        }
+    }
+    let panels: Vec<Panel> = [p, m]
+        .into_iter()
+        .filter(|p| !p.series.is_empty())
+        .collect();
+    if panels.is_empty() {
         return Ok(skipped("Figure 8", "adult-lr-adam-dpareto-fast"));
     }
     let fig = Figure {
-        title: "Avent et al. 2020, Figure 8 (left): Adult fronts by model and optimiser".into(),
-        columns: 1,
-        panels: vec![p],
+        title:
+            "Avent et al. 2020, Figure 8: fronts by model and optimiser (Adult; MNIST scaled down)"
+                .into(),
+        columns: panels.len(),
+        panels,
     };
     Ok(Outcome::Written(save(out, "fig8", &fig, &csv)?))
 }

@@ -21,6 +21,9 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("adult-svm-sgd", "SVM + SGD"),
 ];
 
+/// The two MNIST settings (scaled-down epochs): (config prefix, label).
+pub const MNIST_SETTINGS: &[(&str, &str)] = &[("mnist-mlp1", "MLP1"), ("mnist-mlp2", "MLP2")];
+
 /// The paper's entry in [`super::PAPERS`].
 pub const SPEC: PaperSpec = PaperSpec {
     id: "avent2020",

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::SETTINGS;
+use super::{MNIST_SETTINGS, SETTINGS};
 use anyhow::Context;
 
 use crate::pareto::StudyConfig;
@@ -58,7 +58,7 @@ impl Runs {
     /// would compare budgets unequally).
     pub fn load(results: &Path) -> anyhow::Result<Runs> {
         let mut runs = BTreeMap::new();
-        for (setting, _) in SETTINGS {
+        for (setting, _) in SETTINGS.iter().chain(MNIST_SETTINGS) {
             for study in STUDIES {
                 for suffix in ["", "-fast"] {
                     let stem = format!("{setting}-{study}{suffix}");
