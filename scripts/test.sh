@@ -32,3 +32,12 @@ cargo run --locked --quiet -p dp-bench -- figures avent2020 \
   --results "$out/avent2020" --out "$out/figures-avent2020"
 test -s "$out/figures-avent2020/fig5.png" && test -s "$out/figures-avent2020/fig7.csv"
 test -s "$out/figures-avent2020/fig1.png" && test -s "$out/figures-avent2020/fig4.csv"
+# Neel et al. 2019: every method kind on real balanced Adult (n = 300) with the MIP oracle,
+# then Figure 1 from that run.
+cargo run --locked --quiet -p dp-bench -- configs/neel2019/smoke.toml \
+  --out "$out/neel2019/adult-n1000" --quiet
+cargo run --locked --quiet -p dp-bench -- figures neel2019 \
+  --results "$out/neel2019" --out "$out/figures-neel2019"
+test -s "$out/figures-neel2019/fig1.png"
+head -1 "$out/figures-neel2019/fig1.csv" | grep -q '^method,epsilon,n,calibration,mean_accuracy,std,runs,certified,median_seconds'
+grep -q '^RSPM,1,300,paper,' "$out/figures-neel2019/fig1.csv"

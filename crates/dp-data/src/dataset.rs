@@ -75,6 +75,30 @@ impl Dataset {
         }
     }
 
+    /// `n` rows drawn without replacement within each label, so the label balance is kept
+    /// (positives: `round(n · positive_fraction)`), in their original order. The draw is
+    /// NumPy's legacy `RandomState(seed).permutation` per label, positives first.
+    pub fn stratified_subsample(&self, n: usize, seed: u32) -> Result<Dataset> {
+        if n == 0 || n > self.len() {
+            return Err(DataError::Invalid(format!(
+                "subsample = {n} must be in 1..={} (the rows of {})",
+                self.len(),
+                self.name
+            )));
+        }
+        let (pos, neg): (Vec<usize>, Vec<usize>) = (0..self.len()).partition(|&i| self.y[i] > 0.0);
+        let n_pos = ((n as f64) * self.positive_fraction()).round() as usize;
+        let n_pos = n_pos.min(pos.len()).max(n.saturating_sub(neg.len()));
+        let mut rng = NumpyLegacyRng::new(seed);
+        let mut keep = Vec::with_capacity(n);
+        for (rows, k) in [(&pos, n_pos), (&neg, n - n_pos)] {
+            let order = rng.permutation(rows.len());
+            keep.extend(order[..k].iter().map(|&j| rows[j]));
+        }
+        keep.sort_unstable();
+        Ok(self.select(&keep))
+    }
+
     /// The rows of `self` then those of `other` (same storage and column count), named `name`:
     /// how datasets distributed as a train file and a test file become one dataset.
     pub fn concat(self, other: Dataset, name: &str) -> Result<Dataset> {
@@ -326,6 +350,31 @@ fn transform_row(row: &mut [f64], normalize: bool, linf: Option<f64>, clip: Opti
 mod tests {
     use super::*;
     use dp_core::features::Csr;
+
+    #[test]
+    fn stratified_subsample_keeps_the_balance_and_order() {
+        let n = 40;
+        let d = Dataset {
+            name: "t".into(),
+            x: FeatureMatrix::dense((0..n).map(f64::from).collect(), n as usize, 1),
+            y: (0..n)
+                .map(|i| if i % 4 == 0 { 1.0 } else { -1.0 })
+                .collect(),
+            classes: None,
+        };
+        let s = d.stratified_subsample(20, 7).unwrap();
+        assert_eq!(s.len(), 20);
+        assert_eq!(s.y.iter().filter(|&&v| v > 0.0).count(), 5);
+        let mut xs = [0.0; 20];
+        for (i, v) in xs.iter_mut().enumerate() {
+            *v = s.x.row(i).dot(&[1.0]);
+        }
+        assert!(xs.windows(2).all(|w| w[0] < w[1]), "original order kept");
+        assert_eq!(s, d.stratified_subsample(20, 7).unwrap());
+        assert_ne!(s, d.stratified_subsample(20, 8).unwrap());
+        assert!(d.stratified_subsample(41, 7).is_err());
+        assert!(d.stratified_subsample(0, 7).is_err());
+    }
 
     fn toy(sparse: bool) -> Dataset {
         let rows = [

@@ -14,7 +14,7 @@ use crate::config::DataConfig;
 use crate::dataset::{Dataset, IYENGAR_SEED, Preprocess, Split};
 use crate::error::{DataError, Result};
 use crate::fetch::{Fetched, bunzip2, gunzip, obtain};
-use crate::parse::{adult, covertype, gisette, idx, kddcup, rcv1, realsim, svmlight};
+use crate::parse::{adult, adult_neel, covertype, gisette, idx, kddcup, rcv1, realsim, svmlight};
 use crate::registry::DatasetId;
 use crate::synthetic::MakeClassification;
 
@@ -79,6 +79,7 @@ fn recipe(id: DatasetId) -> serde_json::Value {
     match id {
         DatasetId::Adult | DatasetId::Gisette => json!(null),
         DatasetId::AdultIyengar => json!(adult::Records::IyengarScript),
+        DatasetId::AdultNeel => json!({"balance_seed": adult_neel::NEEL_SEED}),
         DatasetId::Rcv1 => json!(rcv1::Rcv1Subset::default()),
         DatasetId::RealSim | DatasetId::RealSimIyengar => json!(realsim_values(id)),
         DatasetId::KddCup99 => json!(kddcup::KddSample::default()),
@@ -122,6 +123,7 @@ pub fn expected_shape(id: DatasetId) -> (usize, usize) {
     match id {
         DatasetId::Adult => (45_222, 104),
         DatasetId::AdultIyengar => (45_220, 104),
+        DatasetId::AdultNeel => (15_682, 23),
         DatasetId::Gisette => (6_000, 5_000),
         DatasetId::Rcv1 => (50_000, rcv1::N_FEATURES),
         DatasetId::RealSim | DatasetId::RealSimIyengar => (realsim::N_ROWS, realsim::N_FEATURES),
@@ -206,6 +208,7 @@ impl DataConfig {
             DatasetId::AdultIyengar => {
                 adult::parse(&f[0].bytes, &f[1].bytes, adult::Records::IyengarScript)
             }
+            DatasetId::AdultNeel => adult_neel::parse(&f[0].bytes),
             DatasetId::Gisette => gisette::parse(&f[0].bytes, &f[1].bytes),
             DatasetId::Rcv1 => {
                 let names = id.spec().files.iter().map(|r| r.name);

@@ -40,6 +40,8 @@ pub enum DatasetId {
     Adult,
     /// UCI Adult exactly as Iyengar et al.'s preprocessing script builds it (45,220 rows).
     AdultIyengar,
+    /// UCI Adult as Neel et al. (2019) use it: `adult.data`, balanced, 7 columns (15,682 × 23).
+    AdultNeel,
     /// NIPS 2003 Gisette, training part.
     Gisette,
     /// RCV1-v2 (LYRL2004 vectors), CCAT vs rest, Iyengar's 50,000-document subset.
@@ -68,9 +70,10 @@ pub enum DatasetId {
 }
 
 /// Everything in the registry, in listing order.
-pub const ALL: [DatasetId; 14] = [
+pub const ALL: [DatasetId; 15] = [
     DatasetId::Adult,
     DatasetId::AdultIyengar,
+    DatasetId::AdultNeel,
     DatasetId::Gisette,
     DatasetId::Rcv1,
     DatasetId::RealSim,
@@ -98,14 +101,16 @@ pub struct DatasetSpec {
     pub raw_dir: &'static str,
 }
 
+const ADULT_DATA: RawFile = RawFile {
+    name: "adult.data",
+    url: "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
+    sha256: "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+    alt_sha256: &[],
+    gz: false,
+};
+
 const ADULT_FILES: &[RawFile] = &[
-    RawFile {
-        name: "adult.data",
-        url: "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
-        sha256: "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
-        alt_sha256: &[],
-        gz: false,
-    },
+    ADULT_DATA,
     RawFile {
         name: "adult.test",
         url: "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.test",
@@ -281,6 +286,12 @@ impl DatasetId {
                 name: "adult-iyengar",
                 summary: "UCI Adult as Iyengar et al.'s script builds it (last record of each file dropped): 45,220 x 104 dense, income >50K",
                 files: ADULT_FILES,
+                raw_dir: "adult",
+            },
+            DatasetId::AdultNeel => &DatasetSpec {
+                name: "adult-neel",
+                summary: "UCI adult.data as Neel et al. use it: all 7,841 >50K plus 7,841 random <=50K records, 7 columns: 15,682 x 23 dense",
+                files: &[ADULT_DATA],
                 raw_dir: "adult",
             },
             DatasetId::Gisette => &DatasetSpec {

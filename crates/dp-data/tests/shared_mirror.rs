@@ -248,3 +248,45 @@ fn adult_iyengar_matches_the_authors_arrays_row_for_row() {
         "y sha256 {hy}"
     );
 }
+
+#[test]
+fn adult_neel_is_the_balanced_23_column_set_of_adult_data() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path(), &shared_raw());
+    let d = cfg.dataset(DatasetId::AdultNeel).unwrap();
+    assert_eq!((d.len(), d.x.ncols()), (15_682, 23));
+    assert_eq!(d.y.iter().filter(|&&v| v > 0.0).count(), 7_841);
+    let mut row = vec![0.0; 23];
+    let mut distinct = std::collections::HashSet::new();
+    for i in 0..d.len() {
+        row.fill(0.0);
+        d.x.row(i).axpy(1.0, &mut row);
+        // One level of each of the four one-hot groups (7 + 6 + 5 + 2 columns).
+        for (lo, hi) in [(0, 7), (7, 13), (13, 18), (18, 20)] {
+            assert_eq!(row[lo..hi].iter().sum::<f64>(), 1.0, "row {i}");
+        }
+        assert!(row[20..].iter().all(|v| (0.0..=1.0).contains(v)), "row {i}");
+        distinct.insert(row.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    }
+    // The reference notes count about 2,640 distinct rows (the MIP's size).
+    assert!(
+        (2_500..2_800).contains(&distinct.len()),
+        "{}",
+        distinct.len()
+    );
+    // Column maxima are those of adult.data, hence the constant divisors.
+    let maxima: Vec<f64> = (20..23)
+        .map(|j| {
+            (0..d.len())
+                .map(|i| {
+                    row.fill(0.0);
+                    d.x.row(i).axpy(1.0, &mut row);
+                    row[j]
+                })
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    assert_eq!(maxima, [1.0, 1.0, 1.0]);
+    let sub = d.stratified_subsample(1_000, 1).unwrap();
+    assert_eq!(sub.y.iter().filter(|&&v| v > 0.0).count(), 500);
+}

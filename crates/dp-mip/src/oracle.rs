@@ -1,4 +1,4 @@
-//! The two exact oracles (reference notes §1.4): OPDisc's `argmin_{w ∈ W} L(w) − ⟨η, π(w)⟩`
+//! The two exact oracles (`docs/reference/neel2019.md` §1.4): OPDisc's `argmin_{w ∈ W} L(w) − ⟨η, π(w)⟩`
 //! over `W = {w ∈ {−B..B}^d : ‖w‖² ≤ D²}` and RSPM's `argmin_{w ∈ {−1,0,1}^d} L(w) +
 //! Σ_j (η_{2j} 1[w_j = 1] + η_{2j+1} 1[w_j = −1])`, as MILPs solved by HiGHS.
 //!

@@ -63,7 +63,7 @@ impl Rows {
     }
 
     /// The margin 0/1 loss summed over records: a positive record errs when
-    /// `⟨w, x⟩ < margin`, a negative one when `⟨w, x⟩ > 0` (reference notes §1.4).
+    /// `⟨w, x⟩ < margin`, a negative one when `⟨w, x⟩ > 0` (`docs/reference/neel2019.md` §1.4).
     pub fn loss(&self, w: &[f64], margin: f64) -> f64 {
         (0..self.len())
             .map(|u| {

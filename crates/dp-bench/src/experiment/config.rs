@@ -82,9 +82,10 @@ impl DeltaSpec {
                 let id: dp_data::DatasetId = d.name.parse().map_err(|_| {
                     format!("key `dataset.name` = {:?} is not a known dataset", d.name)
                 })?;
-                let n = d
+                let all = d
                     .preprocess()
-                    .train_rows(dp_data::load::expected_shape(id).0) as f64;
+                    .train_rows(dp_data::load::expected_shape(id).0);
+                let n = d.subsample.unwrap_or(all) as f64;
                 Ok((1.0 / (n * n), Some(r.clone())))
             }
             DeltaSpec::Rule(r) => Err(format!(
@@ -143,9 +144,14 @@ pub struct DatasetConfig {
     /// models have no bias feature).
     #[serde(default = "one", with = "zero_is_none")]
     pub bias: Option<f64>,
-    /// Fraction of rows held out for testing.
+    /// Fraction of rows held out for testing; 0 holds none out and scores every method
+    /// in-sample on the training rows (Neel et al.'s protocol).
     #[serde(default = "default_test_fraction")]
     pub test_fraction: f64,
+    /// Train on a label-stratified subsample of this many training rows (drawn once with
+    /// `split_seed`, the same for every cell); absent: all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subsample: Option<usize>,
     /// Seed of the shuffle that makes the (fixed) train/test split; the default is the seed
     /// of Iyengar et al.'s preprocessing scripts.
     #[serde(default = "default_split_seed")]
@@ -338,11 +344,14 @@ impl Config {
             return Err(format!("key `delta` = {} must be in (0, 1)", self.delta));
         }
         let d = &self.dataset;
-        if !(d.test_fraction > 0.0 && d.test_fraction < 1.0) {
+        if !(d.test_fraction >= 0.0 && d.test_fraction < 1.0) {
             return Err(format!(
-                "key `dataset.test_fraction` = {} must be in (0, 1)",
+                "key `dataset.test_fraction` = {} must be in [0, 1) (0: score in-sample)",
                 d.test_fraction
             ));
+        }
+        if d.subsample == Some(0) {
+            return Err("key `dataset.subsample` = 0 must be >= 1 (or absent: all rows)".into());
         }
         let known: Vec<&str> = dp_data::list().iter().map(|d| d.name()).collect();
         if !known.contains(&d.name.as_str()) {

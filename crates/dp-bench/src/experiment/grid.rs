@@ -60,8 +60,16 @@ pub fn expand(cfg: &Config) -> Vec<Cell> {
     let mut cells = Vec::new();
     for (name, method) in &cfg.methods {
         let fp = method_fingerprint(cfg, method);
-        for &eps in &cfg.epsilons {
-            for trial in 0..cfg.trials {
+        // A reference (non-private, deterministic) method is one cell: first ε, trial 0.
+        let reference = method.method.reference();
+        let epsilons = if reference {
+            &cfg.epsilons[..1]
+        } else {
+            &cfg.epsilons[..]
+        };
+        let trials = if reference { 1 } else { cfg.trials };
+        for &eps in epsilons {
+            for trial in 0..trials {
                 let seed = derive_seed(&[
                     &cfg.seed.to_le_bytes(),
                     name.as_bytes(),

@@ -130,6 +130,17 @@ fn to_frame(rows: &[CellRecord]) -> anyhow::Result<DataFrame> {
     )?)
 }
 
+/// The finished cells of a results folder (`cells.parquet`), read without taking its lock
+/// (for figures, which only read); empty when the folder has none.
+pub fn read_cells(dir: &Path) -> anyhow::Result<Vec<CellRecord>> {
+    let path = dir.join("cells.parquet");
+    if path.exists() {
+        read_parquet(&path)
+    } else {
+        Ok(Vec::new())
+    }
+}
+
 fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let unreadable = |e: &dyn std::fmt::Display| {

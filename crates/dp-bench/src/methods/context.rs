@@ -88,8 +88,20 @@ impl Prepared {
     /// Loads and splits the config's dataset.
     pub fn new(cfg: &Config) -> anyhow::Result<Prepared> {
         let d = &cfg.dataset;
-        let split = dp_data::load(&d.name, &d.preprocess())
+        let mut split = dp_data::load(&d.name, &d.preprocess())
             .with_context(|| format!("cannot load dataset {:?}", d.name))?;
+        if let Some(n) = d.subsample {
+            let seed =
+                u32::try_from(d.split_seed).context("dataset.split_seed must fit in 32 bits")?;
+            split.train = split
+                .train
+                .stratified_subsample(n, seed)
+                .with_context(|| format!("key `dataset.subsample` = {n}"))?;
+        }
+        if split.test.is_empty() {
+            // test_fraction = 0: every method is scored in-sample.
+            split.test = split.train.clone();
+        }
         Self::from_split(cfg, split)
     }
 
@@ -163,6 +175,14 @@ impl Prepared {
 
     /// Dataset label for figure titles, e.g. `adult (n_train = 36177, d = 105)`.
     pub fn dataset_label(&self) -> String {
+        if self.cfg.dataset.test_fraction == 0.0 {
+            return format!(
+                "{} (n = {}, d = {}, in-sample accuracy)",
+                self.cfg.dataset.name,
+                self.split.train.len(),
+                self.split.train.x.ncols()
+            );
+        }
         format!(
             "{} (n_train = {}, n_test = {}, d = {})",
             self.cfg.dataset.name,

@@ -7,6 +7,7 @@ mod alg1;
 mod context;
 mod dpsgd;
 mod iyengar;
+mod neel;
 pub mod row_clip;
 
 use std::fmt::Debug;
@@ -32,6 +33,11 @@ pub static METHODS: &[MethodEntry] = &[
     iyengar::PPSGD,
     iyengar::PSCPSGD,
     iyengar::PFW,
+    neel::OPDISC,
+    neel::RSPM,
+    neel::OPSAMP,
+    neel::ZERO_ONE_ERM,
+    neel::LOGREG_ERM,
 ];
 
 /// One method kind: its name in configs and how to build it from its table.
@@ -166,6 +172,12 @@ pub trait Method: Send + Sync + Debug {
     /// released.
     fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
         Aggregate::per_trial(cells)
+    }
+
+    /// Whether the method is a deterministic, non-private reference line (a non-private
+    /// optimum): it then runs once, at the config's first ε and trial 0, whatever the grid.
+    fn reference(&self) -> bool {
+        false
     }
 
     /// Version of how the method draws its randomness, bumped when the same config starts to

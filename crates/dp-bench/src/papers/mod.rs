@@ -5,6 +5,7 @@
 
 pub mod avent2020;
 pub mod iyengar2019;
+pub mod neel2019;
 pub mod redberg2023;
 
 use std::path::Path;
@@ -12,7 +13,12 @@ use std::path::Path;
 use crate::figures::Outcome;
 
 /// Every paper this build can reproduce.
-pub static PAPERS: &[PaperSpec] = &[redberg2023::SPEC, iyengar2019::SPEC, avent2020::SPEC];
+pub static PAPERS: &[PaperSpec] = &[
+    redberg2023::SPEC,
+    iyengar2019::SPEC,
+    avent2020::SPEC,
+    neel2019::SPEC,
+];
 
 /// One reproduced paper.
 pub struct PaperSpec {

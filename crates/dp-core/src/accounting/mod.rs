@@ -1,7 +1,7 @@
 //! Privacy accounting: [`Event`]s describe what a mechanism did, an [`Accountant`] (RDP or PLD)
 //! composes them and answers ε(δ) or δ(ε), and [`calibrate`] finds the noise that meets a
 //! [`Target`]. The per-mechanism math lives in its own module (`gaussian`,
-//! `subsampled_gaussian`, `subsampled_gaussian_wor`, `objpert`, `private_selection`, `pld`).
+//! `subsampled_gaussian`, `subsampled_gaussian_wor`, `objpert`, `neel`, `private_selection`, `pld`).
 pub mod pld;
 
 pub mod accountant;
@@ -10,6 +10,7 @@ pub mod event;
 mod forward_differences;
 pub mod gaussian;
 pub mod half_normal;
+pub mod neel;
 pub mod objpert;
 pub mod pld_accountant;
 pub mod private_selection;

@@ -36,6 +36,9 @@ pub struct DpSgd {
     pub optimizer: Optimizer,
     /// Optional L2 strength: `l2·θ` is added to the noisy mean gradient (0 = none).
     pub l2: f64,
+    /// Release the mean of the iterates θ₁…θ_T instead of θ_T (Neel et al.'s private-LR
+    /// baseline). Post-processing of the same noisy steps: the event does not change.
+    pub average_iterates: bool,
 }
 
 impl DpSgd {
@@ -58,6 +61,7 @@ impl DpSgd {
             steps,
             optimizer: Optimizer::adam(lr),
             l2: 0.0,
+            average_iterates: false,
         }
     }
 
@@ -155,6 +159,7 @@ pub fn dpsgd<R: Rng + ?Sized>(
     let inv_batch = 1.0 / sampler.expected_batch();
     let mut theta = vec![0.0; d];
     let mut grad = vec![0.0; d];
+    let mut mean = vec![0.0; if params.average_iterates { d } else { 0 }];
     let mut opt = OptimizerState::new(params.optimizer, d);
     let mut batch = Vec::with_capacity((2.0 * sampler.expected_batch()) as usize + 16);
     let mut seen = 0;
@@ -188,6 +193,15 @@ pub fn dpsgd<R: Rng + ?Sized>(
             *g = *g * inv_batch + params.l2 * t;
         }
         opt.step(&mut theta, &grad);
+        if params.average_iterates {
+            for (m, &t) in mean.iter_mut().zip(&theta) {
+                *m += t;
+            }
+        }
+    }
+    if params.average_iterates && params.steps > 0 {
+        let inv = 1.0 / params.steps as f64;
+        theta = mean.iter().map(|m| m * inv).collect();
     }
     Ok(DpSgdOutput {
         theta,
@@ -216,6 +230,7 @@ mod tests {
             steps: 25,
             optimizer: Optimizer::sgd(0.7),
             l2: 0.1,
+            average_iterates: false,
         };
         let out = dpsgd(&data, &params, &mut StdRng::seed_from_u64(1)).unwrap();
         let mut th = [0.0; 2];
@@ -234,6 +249,38 @@ mod tests {
         assert_eq!(out.examples_seen, 100);
     }
 
+    /// Averaging releases the mean of the iterates of the very same run.
+    #[test]
+    fn averaging_releases_the_mean_iterate() {
+        let x = FeatureMatrix::dense(vec![1.0, 0.5, -0.3, 1.0, 0.8, -1.0, 0.0, 1.0], 4, 2);
+        let y = [1.0, -1.0, 1.0, -1.0];
+        let data = GlmData::new(&x, &y).unwrap();
+        let step = |steps: usize, average_iterates: bool| {
+            let p = DpSgd {
+                loss: GlmLoss::Logistic,
+                clip: 1.0,
+                noise_multiplier: 0.7,
+                sampling_rate: 0.5,
+                steps,
+                optimizer: Optimizer::sgd(0.3),
+                l2: 0.0,
+                average_iterates,
+            };
+            dpsgd(&data, &p, &mut StdRng::seed_from_u64(9))
+                .unwrap()
+                .theta
+        };
+        let mut mean = [0.0; 2];
+        for t in 1..=6 {
+            let th = step(t, false);
+            mean[0] += th[0] / 6.0;
+            mean[1] += th[1] / 6.0;
+        }
+        let avg = step(6, true);
+        assert!((avg[0] - mean[0]).abs() < 1e-12 && (avg[1] - mean[1]).abs() < 1e-12);
+        assert_ne!(avg, step(6, false));
+    }
+
     /// One step with one example whose gradient exceeds C: the update is exactly −lr·C·x̂/(qn).
     #[test]
     fn clips_each_example_to_norm_c() {
@@ -247,6 +294,7 @@ mod tests {
             steps: 1,
             optimizer: Optimizer::sgd(1.0),
             l2: 0.0,
+            average_iterates: false,
         };
         // Huber at margin 0 has g' = −1, so the raw gradient is −(3, 4) with norm 5.
         let out = dpsgd(&data, &params, &mut StdRng::seed_from_u64(1)).unwrap();
@@ -267,6 +315,7 @@ mod tests {
             steps: 1,
             optimizer: Optimizer::sgd(1.0),
             l2: 0.0,
+            average_iterates: false,
         };
         let mut rng = StdRng::seed_from_u64(9);
         let reps = 4000;
@@ -301,6 +350,7 @@ mod tests {
             },
             DpSgd {
                 l2: f64::NAN,
+                average_iterates: false,
                 ..good.clone()
             },
             DpSgd {

@@ -25,9 +25,24 @@ pub const CONTINUOUS: [usize; 6] = [0, 2, 4, 10, 11, 12];
 /// sex, native-country.
 pub const CATEGORICAL: [usize; 8] = [1, 3, 5, 6, 7, 8, 9, 13];
 
-/// Complete records of one Adult file, whitespace-trimmed (polars' CSV reader, all columns
-/// read as strings). `skip_first_line` drops `adult.test`'s `|1x3 Cross validator` line.
-pub fn read_records(bytes: &[u8], file: &str, skip_first_line: bool) -> Result<Vec<Vec<String>>> {
+/// Which records [`read_records`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// Records with a `?` field are dropped (Iyengar et al.).
+    Drop,
+    /// Records with a `?` field are kept, `?` as a value (Neel et al. use columns that never
+    /// have one, and their record count needs these records).
+    Keep,
+}
+
+/// Records of one Adult file, whitespace-trimmed (polars' CSV reader, all columns read as
+/// strings). `skip_first_line` drops `adult.test`'s `|1x3 Cross validator` line.
+pub fn read_records(
+    bytes: &[u8],
+    file: &str,
+    skip_first_line: bool,
+    missing: Missing,
+) -> Result<Vec<Vec<String>>> {
     let schema: Schema = (0..N_FIELDS)
         .map(|i| Field::new(format!("c{i}").into(), DataType::String))
         .collect();
@@ -51,7 +66,8 @@ pub fn read_records(bytes: &[u8], file: &str, skip_first_line: bool) -> Result<V
         for col in &columns {
             match col[i].map(str::trim) {
                 // Blank trailing lines come back as all-null / empty records.
-                None | Some("") | Some("?") => continue 'rows,
+                None | Some("") => continue 'rows,
+                Some("?") if missing == Missing::Drop => continue 'rows,
                 Some(v) => rec.push(v.to_string()),
             }
         }
@@ -85,8 +101,8 @@ fn label(v: &str, file: &str) -> Result<f64> {
 
 /// Builds the dataset from the two files' bytes.
 pub fn parse(adult_data: &[u8], adult_test: &[u8], keep: Records) -> Result<Dataset> {
-    let mut records = read_records(adult_data, "adult.data", false)?;
-    let mut test = read_records(adult_test, "adult.test", true)?;
+    let mut records = read_records(adult_data, "adult.data", false, Missing::Drop)?;
+    let mut test = read_records(adult_test, "adult.test", true, Missing::Drop)?;
     if keep == Records::IyengarScript {
         records.pop();
         test.pop();

@@ -2,6 +2,7 @@
 //! (or its parts); none touches the filesystem, so tests feed them small hand-written files.
 
 pub mod adult;
+pub mod adult_neel;
 pub mod covertype;
 pub mod gisette;
 pub mod idx;

@@ -1,0 +1,109 @@
+//! `kind = "opdisc"`: Neel et al.'s Algorithm 1 (OPDisc) on the 0/1 loss over the integer grid
+//! `W = {w ∈ {−B..B}^d : ‖w‖² ≤ D²}` (τ = 1, so G = 1): draw η ~ N(0, σ²)^{d+1}, release the
+//! exact `argmin_W L(D, w) − ⟨η, π(w)⟩` with `π(w) = (w, √(D² − ‖w‖²))/D`.
+//!
+//! `calibration`: `paper` (Alg. 1's σ), `authors-code` (the released code's σ/2, not private
+//! by the paper's own Lemma 3) or `chi` (the χ-bound that closes the proof's gap,
+//! `docs/reference/neel2019.md` §1.5). Whatever chose σ, a certified cell records the ε the χ-bound
+//! certifies for it, so the paper's and the authors' calibrations show their true cost.
+
+use dp_core::accounting::neel::{NeelCalibration, opdisc_certified_epsilon, opdisc_sigma};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::oracle::{OracleKeys, gaussian_noise, release, training_rows};
+use crate::experiment::grid::Cell;
+use crate::methods::{CellOutcome, Context, Method, MethodEntry, parse_table};
+
+/// The table entry.
+pub const OPDISC: MethodEntry = MethodEntry {
+    kind: "opdisc",
+    summary: "Neel et al. 2019 OPDisc: objective perturbation on the 0/1 loss over an integer grid, exact MIP oracle",
+    parse,
+};
+
+/// OPDisc's own keys.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Own {
+    /// Coordinate bound B of the grid {−B..B}^d (default ⌊√d⌋, the paper's 4 at d = 23).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bound: Option<i32>,
+    /// D² of the ball ‖w‖² ≤ D² (default d).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    radius_sq: Option<i64>,
+    /// Noise calibration.
+    #[serde(default)]
+    calibration: NeelCalibration,
+}
+
+/// OPDisc's keys.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OpdiscConfig {
+    #[serde(flatten)]
+    own: Own,
+    #[serde(flatten)]
+    oracle: OracleKeys,
+}
+
+fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
+    let oracle = OracleKeys::take(&mut table)?;
+    let own: Own = parse_table(table)?;
+    if let Some(b) = own.bound.filter(|&b| !(1..=64).contains(&b)) {
+        return Err(format!("bound` = {b} must be in 1..=64"));
+    }
+    if let Some(r) = own.radius_sq.filter(|&r| r < 1) {
+        return Err(format!("radius_sq` = {r} must be >= 1"));
+    }
+    Ok(Box::new(OpdiscConfig { own, oracle }))
+}
+
+impl OpdiscConfig {
+    /// (B, D²) for dimension d.
+    fn grid(&self, d: usize) -> (i32, i64) {
+        let radius_sq = self.own.radius_sq.unwrap_or(d as i64);
+        let bound = self
+            .own
+            .bound
+            .unwrap_or(((d as f64).sqrt().floor() as i32).max(1));
+        (bound, radius_sq)
+    }
+}
+
+impl Method for OpdiscConfig {
+    fn kind(&self) -> &'static str {
+        OPDISC.kind
+    }
+
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("plain struct")
+    }
+
+    fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
+        let rows = training_rows(ctx);
+        let d = rows.d;
+        let (bound, radius_sq) = self.grid(d);
+        let delta = ctx.cfg.delta;
+        // τ = 1 (integer grid) and the 0/1 loss: G = 1/τ = 1.
+        let d_sq = radius_sq as f64;
+        let sigma = opdisc_sigma(self.own.calibration, 1.0, d_sq, 1.0, d, cell.epsilon, delta)?;
+        let eta = gaussian_noise(sigma, d + 1, cell.seed)?;
+        let answer = dp_mip::opdisc(&rows, bound, radius_sq, &eta, &self.oracle.options());
+        let certified_eps = opdisc_certified_epsilon(sigma, 1.0, d_sq, 1.0, d, delta);
+        let details = json!({
+            "noise": sigma,
+            "calibration": self.own.calibration,
+            "bound": bound,
+            "radius_sq": radius_sq,
+            "epsilon_chi": certified_eps,
+        });
+        Ok(release(
+            ctx,
+            &self.oracle,
+            &answer,
+            &rows,
+            certified_eps,
+            details,
+        ))
+    }
+}

@@ -1,0 +1,67 @@
+//! `kind = "rspm"`: report-separator-perturbed-min (Neel et al.'s Alg. 3, from Neel, Roth &
+//! Wu 2018) over `{−1, 0, 1}^d` with the m = 2d coordinate separators
+//! `e_{j+}(w) = 1[w_j = 1]`, `e_{j−}(w) = 1[w_j = −1]`, each weighted by its own N(0, σ²) draw,
+//! σ = 7√(m ln(1/δ))/ε, and the exact MIP oracle.
+//!
+//! The ε a certified cell records is the target: NRW18's theorem is not in this repository's
+//! sources, so unlike OPDisc's there is no independent check of its σ (`docs/reference/neel2019.md`
+//! §1.5: if its shift is 4 per coordinate, the χ-robust σ would be ≈ 1.45× larger).
+
+use dp_core::accounting::neel::rspm_sigma;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::oracle::{OracleKeys, gaussian_noise, release, training_rows};
+use crate::experiment::grid::Cell;
+use crate::methods::{CellOutcome, Context, Method, MethodEntry};
+
+/// The table entry.
+pub const RSPM: MethodEntry = MethodEntry {
+    kind: "rspm",
+    summary: "Neel et al. 2019 RSPM: 0/1 loss over {-1,0,1}^d plus 2d Gaussian-weighted separators, exact MIP oracle",
+    parse,
+};
+
+/// RSPM's keys (the oracle's only).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct RspmConfig {
+    #[serde(flatten)]
+    oracle: OracleKeys,
+}
+
+fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
+    let oracle = OracleKeys::take(&mut table)?;
+    if let Some(k) = table.keys().next() {
+        return Err(format!(
+            "{k}` is not a key of rspm (known: time_limit, on_timeout, margin)"
+        ));
+    }
+    Ok(Box::new(RspmConfig { oracle }))
+}
+
+impl Method for RspmConfig {
+    fn kind(&self) -> &'static str {
+        RSPM.kind
+    }
+
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("plain struct")
+    }
+
+    fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
+        let rows = training_rows(ctx);
+        let m = 2 * rows.d;
+        let sigma = rspm_sigma(m, cell.epsilon, ctx.cfg.delta)?;
+        let eta = gaussian_noise(sigma, m, cell.seed)?;
+        let answer = dp_mip::rspm(&rows, &eta, &self.oracle.options());
+        let details = json!({ "noise": sigma, "separators": m, "calibration": "paper" });
+        Ok(release(
+            ctx,
+            &self.oracle,
+            &answer,
+            &rows,
+            cell.epsilon,
+            details,
+        ))
+    }
+}

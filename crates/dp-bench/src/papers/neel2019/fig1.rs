@@ -1,0 +1,229 @@
+//! Figure 1: left, in-sample accuracy against ε (mean ± std over runs) for OPDisc, RSPM and
+//! private LR, with the non-private optima as dashed lines; right, the run-time histograms
+//! per method (oracle solve time for the MIP methods). Plus `table.md`: the per-(method, ε)
+//! table with the certified fraction and the median solve time.
+
+use std::path::Path;
+
+use super::results::Row;
+use crate::experiment::store::write_atomic;
+use crate::figures::csv::LongCsv;
+use crate::figures::{Outcome, save};
+use crate::plot::{Figure, Panel, Series};
+
+/// Histogram bins per decade of seconds.
+const BINS_PER_DECADE: f64 = 4.0;
+
+/// Writes `<stem>.{png,svg,csv}` for one run's rows; `title` names the run.
+pub fn write(out: &Path, stem: &str, rows: &[Row], title: &str) -> anyhow::Result<Outcome> {
+    let mut csv = LongCsv::new(&[
+        "method",
+        "epsilon",
+        "n",
+        "calibration",
+        "mean_accuracy",
+        "std",
+        "runs",
+        "certified",
+        "median_seconds",
+        "incumbent_accuracy",
+        "epsilon_certified",
+    ]);
+    for r in rows {
+        csv.push(vec![
+            r.method.clone().into(),
+            r.epsilon.into(),
+            (r.n as u64).into(),
+            r.calibration.clone().into(),
+            r.mean_accuracy.into(),
+            r.std.into(),
+            (r.runs as u64).into(),
+            r.certified.into(),
+            r.median_seconds.into(),
+            r.incumbent_accuracy.into(),
+            r.epsilon_certified.into(),
+        ])?;
+    }
+    let methods = method_order(rows);
+    let (lo, hi) = rows
+        .iter()
+        .filter(|r| !r.reference)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+            (lo.min(r.epsilon), hi.max(r.epsilon))
+        });
+    let mut accuracy = Vec::new();
+    let mut incumbents = Vec::new();
+    for m in &methods {
+        let mut pts: Vec<&Row> = rows.iter().filter(|r| &r.method == m).collect();
+        pts.sort_by(|a, b| a.epsilon.total_cmp(&b.epsilon));
+        let reference = pts.iter().any(|r| r.reference);
+        let (points, err) = if reference {
+            let a = pts[0].mean_accuracy;
+            (vec![(lo, a), (hi, a)], None)
+        } else {
+            (
+                pts.iter().map(|r| (r.epsilon, r.mean_accuracy)).collect(),
+                Some(pts.iter().map(|r| r.std).collect()),
+            )
+        };
+        accuracy.push(Series {
+            name: m.clone(),
+            points,
+            err,
+            dashed: reference,
+            dots: false,
+        });
+        // What releasing every oracle answer, timeouts' incumbents too, would have scored.
+        // Every method appears in every panel (empty where it has nothing to show), so that
+        // a method keeps its colour across panels.
+        let oracle = pts.iter().all(|r| r.incumbent_accuracy.is_finite());
+        let mut s = accuracy.last().expect("just pushed").clone();
+        if !reference {
+            s.points = if oracle {
+                pts.iter()
+                    .map(|r| (r.epsilon, r.incumbent_accuracy))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            s.err = None;
+        }
+        incumbents.push(s);
+    }
+    let mut histogram = Vec::new();
+    for m in &methods {
+        let secs: Vec<f64> = rows
+            .iter()
+            .filter(|r| &r.method == m && !r.reference)
+            .flat_map(|r| r.seconds.iter().copied())
+            .filter(|s| *s > 0.0 && s.is_finite())
+            .collect();
+        histogram.push(Series::line(m.clone(), step_outline(&secs)));
+    }
+    let figure = Figure {
+        title: format!("Figure 1 (Neel et al. 2019): {title}"),
+        panels: vec![
+            Panel {
+                title: "released: in-sample accuracy (mean ± std; dashed: non-private)".into(),
+                x_label: "ε".into(),
+                y_label: "accuracy (%)".into(),
+                log_x: true,
+                log_y: false,
+                series: accuracy,
+                y_range: None,
+            },
+            Panel {
+                title: "the same if every oracle answer were released (timeouts: no DP)".into(),
+                x_label: "ε".into(),
+                y_label: "accuracy (%), mean over runs".into(),
+                log_x: true,
+                log_y: false,
+                series: incumbents,
+                y_range: None,
+            },
+            Panel {
+                title: "run times over all ε (MIP: oracle solve; LR: whole grid)".into(),
+                x_label: "seconds".into(),
+                y_label: "runs per bin (4 bins per decade)".into(),
+                log_x: true,
+                log_y: false,
+                series: histogram,
+                y_range: None,
+            },
+        ],
+        columns: 3,
+    };
+    let mut files = save(out, stem, &figure, &csv)?;
+    let md = out.join(format!("{stem}-table.md"));
+    write_atomic(&md, |f| {
+        use std::io::Write;
+        f.write_all(markdown(rows, title).as_bytes())?;
+        Ok(())
+    })?;
+    files.push(md);
+    Ok(Outcome::Written(files))
+}
+
+/// Methods in a fixed order: private methods first, reference lines last.
+fn method_order(rows: &[Row]) -> Vec<String> {
+    let mut m: Vec<(bool, String)> = rows
+        .iter()
+        .map(|r| (r.reference, r.method.clone()))
+        .collect();
+    m.sort();
+    m.dedup();
+    m.into_iter().map(|(_, name)| name).collect()
+}
+
+/// A histogram of log10 seconds drawn as a closed step outline.
+fn step_outline(secs: &[f64]) -> Vec<(f64, f64)> {
+    if secs.is_empty() {
+        return Vec::new();
+    }
+    let bin = |s: f64| (s.log10() * BINS_PER_DECADE).floor() as i64;
+    let (lo, hi) = secs.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &s| {
+        (lo.min(bin(s)), hi.max(bin(s)))
+    });
+    let mut counts = vec![0u32; (hi - lo + 1) as usize];
+    for &s in secs {
+        counts[(bin(s) - lo) as usize] += 1;
+    }
+    let edge = |k: i64| 10f64.powf(k as f64 / BINS_PER_DECADE);
+    let mut pts = vec![(edge(lo), 0.0)];
+    for (k, &c) in counts.iter().enumerate() {
+        let k = lo + k as i64;
+        pts.push((edge(k), f64::from(c)));
+        pts.push((edge(k + 1), f64::from(c)));
+    }
+    pts.push((edge(hi + 1), 0.0));
+    pts
+}
+
+/// The closing-note table: one line per (method, ε).
+pub fn markdown(rows: &[Row], title: &str) -> String {
+    let mut s = format!(
+        "# Neel et al. 2019, {title}\n\n| method | ε | n | accuracy (%) mean ± std | runs | certified | median s | certified ε |\n|---|---|---|---|---|---|---|---|\n"
+    );
+    for m in method_order(rows) {
+        let mut pts: Vec<&Row> = rows.iter().filter(|r| r.method == m).collect();
+        pts.sort_by(|a, b| a.epsilon.total_cmp(&b.epsilon));
+        for r in pts {
+            let eps = if r.reference {
+                "-".to_string()
+            } else {
+                format!("{}", r.epsilon)
+            };
+            s.push_str(&format!(
+                "| {} | {eps} | {} | {:.1} ± {:.1} | {} | {:.0}% | {:.2} | {} |\n",
+                r.method,
+                r.n,
+                r.mean_accuracy,
+                r.std,
+                r.runs,
+                100.0 * r.certified,
+                r.median_seconds,
+                if r.epsilon_certified.is_finite() {
+                    format!("{:.3}", r.epsilon_certified)
+                } else {
+                    "∞".into()
+                }
+            ));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_outline_counts_every_run() {
+        let pts = step_outline(&[0.5, 0.6, 3.0, 30.0]);
+        // Each bin's top appears twice; their sum is twice the run count.
+        let total: f64 = pts[1..pts.len() - 1].iter().map(|p| p.1).sum();
+        assert_eq!(total, 8.0);
+        assert!(pts.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert!(step_outline(&[]).is_empty());
+    }
+}
