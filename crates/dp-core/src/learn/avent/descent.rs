@@ -2,9 +2,9 @@
 //! authors' stop on the first non-finite value.
 
 use rand::rngs::StdRng;
-use rand::seq::index::{self, IndexVec};
 
 use super::hyper::Hyper;
+use super::lots::LotSampler;
 use super::noise::add_mean_noise;
 use crate::learn::optimizer::{Optimizer, OptimizerState};
 
@@ -31,15 +31,16 @@ pub(crate) fn descend(
     hyper: &Hyper,
     theta: &mut [f64],
     rng: &mut StdRng,
-    mut clipped_sum: impl FnMut(&[f64], &IndexVec, &mut [f64]) -> bool,
+    mut clipped_sum: impl FnMut(&[f64], &[u32], &mut [f64]) -> bool,
 ) -> u64 {
     let steps = hyper.steps(n);
     let mut state = OptimizerState::new(opt, theta.len());
     let mut grad = vec![0.0; theta.len()];
     let mut steps_run = 0;
+    let mut lots = LotSampler::new(n, hyper.lot);
     while steps_run < steps {
-        let lot = index::sample(rng, n, hyper.lot);
-        if !clipped_sum(theta, &lot, &mut grad) {
+        let lot = lots.draw(rng);
+        if !clipped_sum(theta, lot, &mut grad) {
             break;
         }
         add_mean_noise(

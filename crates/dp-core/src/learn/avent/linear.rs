@@ -97,24 +97,28 @@ pub fn train_linear(
     let (x, y, norms) = (data.x(), data.y(), data.row_norms());
     let mut scores = Vec::with_capacity(hyper.lot);
     let steps_run = descend(n, opt, hyper, &mut theta, &mut rng, |theta, lot, grad| {
-        // Scores first, in a loop of independent dots: the lot's rows are random in a matrix
-        // larger than L2, and independent iterations let their cache misses overlap. The
-        // accumulation below then finds the rows in L1, in the same order as one fused loop.
+        // Three passes over the lot, each of independent iterations so that their latencies
+        // overlap: the scores (the lot's rows are random in a matrix larger than L2: cache
+        // misses), then each example's clipped coefficient (exp, sqrt and a division), then
+        // the sums, which find the rows in L1 and add in the order of one fused loop.
         scores.clear();
-        for (k, i) in lot.iter().enumerate() {
-            if k + PREFETCH < lot.len() {
-                x.prefetch_row(lot.index(k + PREFETCH));
+        for (k, &i) in lot.iter().enumerate() {
+            if let Some(&ahead) = lot.get(k + PREFETCH) {
+                x.prefetch_row(ahead as usize);
             }
-            scores.push(x.row(i).dot(&theta[..d]) + theta[d]);
+            scores.push(x.row(i as usize).dot(&theta[..d]) + theta[d]);
+        }
+        let mut finite = true;
+        for (&i, f) in lot.iter().zip(scores.iter_mut()) {
+            let i = i as usize;
+            finite &= f.is_finite();
+            let g = model.deriv(*f, y[i]);
+            let norm = g.abs() * (norms[i] * norms[i] + 1.0).sqrt();
+            *f = g * clip_factor(norm, hyper.clip);
         }
         grad.fill(0.0);
-        let mut finite = true;
-        for (i, &f) in lot.iter().zip(&scores) {
-            finite &= f.is_finite();
-            let g = model.deriv(f, y[i]);
-            let norm = g.abs() * (norms[i] * norms[i] + 1.0).sqrt();
-            let c = g * clip_factor(norm, hyper.clip);
-            x.row(i).axpy(c, &mut grad[..d]);
+        for (&i, &c) in lot.iter().zip(&scores) {
+            x.row(i as usize).axpy(c, &mut grad[..d]);
             grad[d] += c;
         }
         finite

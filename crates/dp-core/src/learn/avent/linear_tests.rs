@@ -1,5 +1,7 @@
 use super::*;
 use crate::features::FeatureMatrix;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 
 fn toy(n: usize) -> (FeatureMatrix, Vec<f64>) {
     // Two separable clusters along the first coordinate, a constant second feature.
@@ -128,4 +130,57 @@ fn bad_hyperparameters_are_refused_by_name() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("lot"), "{e}");
+}
+
+/// The trainer's output bits are pinned (sparse binary rows like a1a's, lots drawn by each of
+/// rand's three algorithms, both models): a faster lot sampler or loop order must leave every
+/// published point as it was.
+#[test]
+fn trained_parameters_are_pinned_bit_for_bit() {
+    use sha2::{Digest, Sha256};
+    let (n, d) = (3_000usize, 123usize);
+    let mut rng = StdRng::seed_from_u64(11);
+    let (mut indptr, mut indices, mut y) = (vec![0usize], Vec::new(), Vec::new());
+    for _ in 0..n {
+        let mut row: Vec<u32> = rand::seq::index::sample(&mut rng, d, 14)
+            .into_iter()
+            .map(|j| j as u32)
+            .collect();
+        row.sort_unstable();
+        let score: f64 = row.iter().map(|&j| f64::from(j % 7) - 3.0).sum();
+        y.push(if score > 0.0 { 1.0 } else { -1.0 });
+        indices.extend(row);
+        indptr.push(indices.len());
+    }
+    let values = vec![1.0; indices.len()];
+    let x = FeatureMatrix::Sparse(crate::features::Csr {
+        nrows: n,
+        ncols: d,
+        indptr,
+        indices,
+        values,
+    });
+    let data = GlmData::new(&x, &y).unwrap();
+    let mut digest = Sha256::new();
+    for (model, lot) in [
+        (LinearModel::Logistic, 60), // Floyd
+        (LinearModel::Hinge, 60),
+        (LinearModel::Logistic, 200), // in place
+        (LinearModel::Hinge, 11),     // Floyd below rand's shortcut
+    ] {
+        let h = hyper(3, lot, 0.05, 1.5, 2.0);
+        let run = train_linear(&data, model, Optimizer::adam(0.01), &h, Init::Code, 5).unwrap();
+        for t in &run.theta {
+            digest.update(t.to_bits().to_le_bytes());
+        }
+    }
+    let hex: String = digest
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        hex, "0ba1bc9690595809f6835e4da61759d5cf96a306bf42245bf14516f4e31649d4",
+        "the trained parameters changed"
+    );
 }

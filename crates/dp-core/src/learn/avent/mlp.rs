@@ -395,7 +395,8 @@ pub fn train_mlp(
     let mut labels = vec![0; hyper.lot];
     let steps_run = descend(n, opt, hyper, &mut params, &mut rng, |theta, lot, grad| {
         let x = batch.inputs_mut(lot.len());
-        for ((row, y), i) in x.chunks_exact_mut(d).zip(&mut labels).zip(lot.iter()) {
+        for ((row, y), &i) in x.chunks_exact_mut(d).zip(&mut labels).zip(lot) {
+            let i = i as usize;
             row.copy_from_slice(train.row(i));
             *y = train.y()[i];
         }

@@ -15,6 +15,7 @@ mod dense;
 mod descent;
 mod hyper;
 mod linear;
+mod lots;
 mod mlp;
 mod noise;
 pub mod svt;
