@@ -7,6 +7,7 @@
 //! `examples/output_perturbation.rs`.
 
 pub mod cli;
+pub mod cluster;
 pub mod experiment;
 pub mod figures;
 pub mod methods;

@@ -42,34 +42,9 @@ fn run(config: &Path, out: &Path, threads: &str) -> Output {
         .expect("dp-bench runs")
 }
 
-/// cells.csv without the wall-time column, sorted by key.
-fn cells_without_timing(dir: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(dir.join("cells.csv")).expect("cells.csv");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let wall = header
-        .iter()
-        .position(|h| *h == "wall_ms")
-        .expect("wall_ms column");
-    let mut rows: Vec<String> = lines
-        .map(|l| {
-            // lr_accuracies is quoted JSON with commas: split on commas outside quotes.
-            let mut fields = Vec::new();
-            let (mut cur, mut quoted) = (String::new(), false);
-            for ch in l.chars() {
-                match ch {
-                    '"' => quoted = !quoted,
-                    ',' if !quoted => fields.push(std::mem::take(&mut cur)),
-                    c => cur.push(c),
-                }
-            }
-            fields.push(cur);
-            fields.remove(wall);
-            fields.join(",")
-        })
-        .collect();
-    rows.sort();
-    rows
+/// The compacted cell table (sorted by key, no wall times).
+fn cells(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("cells.csv")).expect("cells.csv")
 }
 
 #[test]
@@ -90,11 +65,16 @@ fn same_cells_with_one_or_two_threads() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let (ra, rb) = (cells_without_timing(&a), cells_without_timing(&b));
-    assert_eq!(ra.len(), 12);
-    assert_eq!(ra, rb);
+    let (ra, rb) = (cells(&a), cells(&b));
+    assert_eq!(ra.lines().count(), 1 + 12);
+    assert_eq!(ra, rb, "byte-identical cell tables");
+    assert_eq!(
+        std::fs::read(a.join("summary.csv")).unwrap(),
+        std::fs::read(b.join("summary.csv")).unwrap()
+    );
     for f in [
         "cells.parquet",
+        "timings.csv",
         "summary.csv",
         "summary.md",
         "accuracy.png",
@@ -176,4 +156,45 @@ fn malformed_config_writes_nothing() {
         );
         assert!(!out_dir.exists(), "{key}: nothing may be written");
     }
+}
+
+/// A run killed with SIGKILL after some cells finished resumes from its journal to exactly the
+/// cells and summary of an uninterrupted run.
+#[test]
+fn a_run_killed_mid_way_resumes_to_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("t.toml");
+    std::fs::write(&cfg, CONFIG.replace("trials = 2", "trials = 4")).unwrap();
+    let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
+    let out = run(&cfg, &whole, "2");
+    assert!(out.status.success());
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&killed)
+        .arg("--quiet")
+        .env("RAYON_NUM_THREADS", "2")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = killed.join("cells.log");
+    let start = std::time::Instant::now();
+    while start.elapsed().as_secs() < 120 {
+        let lines = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
+        if lines >= 3 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().ok(); // SIGKILL
+    child.wait().unwrap();
+
+    let out = run(&cfg, &killed, "1");
+    assert!(out.status.success());
+    assert_eq!(cells(&killed), cells(&whole));
+    assert_eq!(
+        std::fs::read(killed.join("summary.csv")).unwrap(),
+        std::fs::read(whole.join("summary.csv")).unwrap()
+    );
 }

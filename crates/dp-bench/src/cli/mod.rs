@@ -1,5 +1,6 @@
 //! Subcommands and the error convention they share.
 
+pub mod cluster;
 pub mod data;
 pub mod figures;
 pub mod privacy;
@@ -27,6 +28,10 @@ enum Command {
     Data(data::DataArgs),
     /// Regenerate a paper's figures and tables.
     Figures(figures::FiguresArgs),
+    /// Merge the finished shards of a results folder (runs with --shard) into one result.
+    Merge(cluster::MergeArgs),
+    /// Write (and optionally submit) a Slurm job array running a config's shards, then a merge.
+    Slurm(cluster::SlurmArgs),
     /// List the method kinds and papers this build knows.
     List,
 }
@@ -52,6 +57,8 @@ pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
         Command::Privacy(a) => privacy::run(a),
         Command::Data(a) => data::run(a),
         Command::Figures(a) => figures::run(a),
+        Command::Merge(a) => cluster::run_merge(a),
+        Command::Slurm(a) => cluster::run_slurm(a),
         Command::List => {
             list();
             Ok(())

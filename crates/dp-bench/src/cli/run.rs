@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::usage;
+use crate::cluster::shard::Shard;
 use crate::experiment::config::Config;
 use crate::experiment::runner;
 use crate::papers::avent2020::toy::run as illustrative;
@@ -19,11 +21,33 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Run one shard of the cells into <results>/shards/I-of-N/ (then `dp-bench merge`):
+    /// I/N, slurm (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT), slurm/N or k8s/N
+    /// (JOB_COMPLETION_INDEX). A study or illustrative config runs whole in shard 0.
+    #[arg(long, value_name = "SPEC")]
+    shard: Option<String>,
 }
 
 /// Validates the whole config before any work, then runs the unfinished cells.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let shard = match &args.shard {
+        Some(spec) => match Shard::parse(spec, |k| std::env::var(k).ok()) {
+            Ok(s) => Some(s),
+            Err(e) => return usage(e),
+        },
+        None => None,
+    };
     if let Ok(text) = std::fs::read_to_string(&args.config) {
+        let whole = crate::pareto::is_study(&text) || illustrative::is_illustrative(&text);
+        if let Some(s) = shard.filter(|s| whole && s.index != 0) {
+            eprintln!(
+                "{}: a study runs whole, in shard 0; shard {} of {} has nothing to do",
+                args.config.display(),
+                s.index,
+                s.count
+            );
+            return Ok(());
+        }
         if crate::pareto::is_study(&text) {
             return run_study(args);
         }
@@ -35,7 +59,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let dir = args
         .out
         .unwrap_or_else(|| runner::default_out_dir(&args.config, &cfg));
-    let report = runner::run(&cfg, &dir, !args.quiet)?;
+    let report = runner::run_part(&cfg, &dir, shard, !args.quiet)?;
+    if let Some(s) = shard {
+        eprintln!(
+            "{}: shard {} of {}: {} cells ({} run now, {} already done) in {:.1} s; results in \
+             {}; when every shard is done: dp-bench merge {}",
+            args.config.display(),
+            s.index,
+            s.count,
+            report.total,
+            report.ran,
+            report.skipped,
+            report.seconds,
+            report.dir.display(),
+            dir.display()
+        );
+        return Ok(());
+    }
     eprintln!(
         "{}: {} cells ({} run now, {} already done) in {:.1} s; results in {}",
         args.config.display(),

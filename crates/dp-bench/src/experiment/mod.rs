@@ -1,8 +1,10 @@
 //! TOML-defined experiments: the config, studies that propose cells (today's grid is one
 //! kind), the parallel runner, the results store and the summaries.
 
+pub mod cells_file;
 pub mod config;
 pub mod grid;
+pub mod journal;
 pub mod record;
 pub mod report;
 pub mod runner;

@@ -12,10 +12,12 @@ use rayon::prelude::*;
 
 use super::config::Config;
 use super::grid::Cell;
+use super::grid::expand;
 use super::record::CellRecord;
 use super::store::Store;
 use super::study::{GridStudy, Study};
 use super::{report, summary};
+use crate::cluster::shard::{self, Shard, ShardInfo};
 use crate::methods::{Context as CellContext, Prepared};
 
 /// What a run did.
@@ -31,6 +33,8 @@ pub struct RunReport {
     pub ran: usize,
     /// Wall time of this run in seconds.
     pub seconds: f64,
+    /// Of which in the results store (journal appends, compaction), seconds.
+    pub store_seconds: f64,
 }
 
 /// Default results folder: `results/<paper>/<config file stem>` for a paper's config,
@@ -96,12 +100,49 @@ pub fn run_cell(ctx: &CellContext<'_>, cell: &Cell) -> anyhow::Result<CellRecord
 
 /// Runs every unfinished cell of `cfg`, writing into `dir`.
 pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport> {
+    run_part(cfg, dir, None, progress)
+}
+
+/// Runs the unfinished cells of `cfg`: all of them into `out`, or one shard's into its own
+/// folder under `out` (no summary then: `dp-bench merge` writes it from all the shards).
+pub fn run_part(
+    cfg: &Config,
+    out: &Path,
+    shard: Option<Shard>,
+    progress: bool,
+) -> anyhow::Result<RunReport> {
     let start = Instant::now();
     let prepared = Prepared::new(cfg)?;
     let ctx = prepared.context()?;
-    let mut store = Store::open(dir)?;
-    report::write_config_copy(dir, cfg)?;
-    let mut study = GridStudy::new(cfg);
+    let mut cells = expand(cfg);
+    let dir = match shard {
+        None => out.to_path_buf(),
+        Some(s) => {
+            let mine = shard::assign(cfg, &cells, s.count);
+            cells = cells
+                .into_iter()
+                .zip(mine)
+                .filter(|&(_, i)| i == s.index)
+                .map(|(c, _)| c)
+                .collect();
+            s.dir(out)
+        }
+    };
+    let mut store = Store::open(&dir)?;
+    report::write_config_copy(&dir, cfg)?;
+    if let Some(s) = shard {
+        shard::write_info(
+            &dir,
+            &ShardInfo {
+                config_fingerprint: shard::fingerprint(cfg)?,
+                index: s.index,
+                count: s.count,
+                cells: cells.len(),
+                dataset_label: prepared.dataset_label(),
+            },
+        )?;
+    }
+    let mut study = GridStudy::of(cells);
     let total = study.size_hint().unwrap_or(0);
     let mut ran = 0;
     let bar = progress_bar(0, "cells", progress);
@@ -126,17 +167,30 @@ pub fn run(cfg: &Config, dir: &Path, progress: bool) -> anyhow::Result<RunReport
         ran += todo.len();
     }
     bar.finish_and_clear();
-
-    let rows = summary::summarize(cfg, store.rows());
-    summary::write(dir, &rows)?;
-    report::accuracy_figure(cfg, &rows, &prepared.dataset_label()).save(&dir.join("accuracy"))?;
+    store.compact()?;
+    if shard.is_none() {
+        finish(cfg, &dir, store.rows(), &prepared.dataset_label())?;
+    }
     Ok(RunReport {
-        dir: dir.to_path_buf(),
+        dir,
         total: total.max(ran),
         skipped: total.saturating_sub(ran),
         ran,
         seconds: start.elapsed().as_secs_f64(),
+        store_seconds: store.busy().as_secs_f64(),
     })
+}
+
+/// Writes the summary tables and the accuracy figure of a finished set of cells.
+pub fn finish(
+    cfg: &Config,
+    dir: &Path,
+    cells: &[CellRecord],
+    dataset_label: &str,
+) -> anyhow::Result<()> {
+    let rows = summary::summarize(cfg, cells);
+    summary::write(dir, &rows)?;
+    report::accuracy_figure(cfg, &rows, dataset_label).save(&dir.join("accuracy"))
 }
 
 /// Runs cells in parallel on rayon's pool, appending each finished one to the store.

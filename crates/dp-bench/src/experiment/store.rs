@@ -1,18 +1,27 @@
-//! Finished cells on disk: `cells.parquet` and `cells.csv`, rewritten atomically after each
-//! cell so an interrupted run leaves only whole cells behind and can resume.
+//! Finished cells on disk. Each finished cell is appended to the journal (`cells.log`, O(1)
+//! per cell whatever the run's size); the journal is compacted into `cells.parquet`,
+//! `cells.csv` and `timings.csv` (sorted by key, written atomically) at the end of a run, on
+//! resume and at merge. An interrupted run leaves only whole cells behind and resumes.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use polars::prelude::*;
 
+use super::cells_file;
+use super::journal::Journal;
 pub use super::record::CellRecord;
 
-/// The results folder of one config.
+/// The results folder of one config (or one shard of it).
 pub struct Store {
     dir: PathBuf,
     rows: Vec<CellRecord>,
+    keys: HashSet<String>,
+    journal: Journal,
+    /// Time spent appending and compacting, for the benchmark of the store's share of a run.
+    busy: Duration,
     /// Held for the store's lifetime; the OS releases it when the process ends, however.
     _lock: File,
 }
@@ -21,51 +30,69 @@ pub struct Store {
 const LOCK_FILE: &str = ".dp-bench.lock";
 
 impl Store {
-    /// Opens `dir`, loading finished cells from `cells.parquet` if present.
+    /// Opens `dir`, loading finished cells from the compacted files and the journal; cells
+    /// found in the journal are compacted at once (a resumed run starts compact).
     ///
-    /// Takes an exclusive lock on the folder first: two runs appending to one `cells.parquet`
-    /// would each rewrite it from their own rows and lose the other's cells.
+    /// Takes an exclusive lock on the folder first: two runs appending to one journal would
+    /// interleave and compact each other's cells away.
     pub fn open(dir: &Path) -> anyhow::Result<Store> {
         let lock = lock_dir(dir)?;
-        let path = dir.join("cells.parquet");
-        let rows = if path.exists() {
-            read_parquet(&path)?
-        } else {
-            Vec::new()
-        };
-        Ok(Store {
+        let start = Instant::now();
+        let mut rows = cells_file::read(dir)?;
+        let mut keys: HashSet<String> = rows.iter().map(|r| r.key.clone()).collect();
+        let (journal, logged) = Journal::open(dir)?;
+        let resumed = !logged.is_empty();
+        // A cell in both places (killed between compaction and truncation) is kept once.
+        rows.extend(logged.into_iter().filter(|r| keys.insert(r.key.clone())));
+        let mut store = Store {
             dir: dir.to_path_buf(),
             rows,
+            keys,
+            journal,
+            busy: Duration::ZERO,
             _lock: lock,
-        })
+        };
+        if resumed {
+            store.compact()?;
+        }
+        store.busy = start.elapsed();
+        Ok(store)
     }
 
-    /// Finished cells.
+    /// Finished cells (in key order after a compaction, in finishing order after it).
     pub fn rows(&self) -> &[CellRecord] {
         &self.rows
     }
 
     /// True if a cell with this key is already stored.
     pub fn contains(&self, key: &str) -> bool {
-        self.rows.iter().any(|r| r.key == key)
+        self.keys.contains(key)
     }
 
-    /// Adds a finished cell and rewrites both files atomically.
+    /// Adds a finished cell: one line appended to the journal.
     pub fn append(&mut self, row: CellRecord) -> anyhow::Result<()> {
+        let start = Instant::now();
+        self.journal.append(&row)?;
+        self.keys.insert(row.key.clone());
         self.rows.push(row);
-        self.flush()
+        self.busy += start.elapsed();
+        Ok(())
     }
 
-    fn flush(&self) -> anyhow::Result<()> {
-        let mut df = to_frame(&self.rows)?;
-        write_atomic(&self.dir.join("cells.parquet"), |f| {
-            ParquetWriter::new(f).finish(&mut df)?;
-            Ok(())
-        })?;
-        write_atomic(&self.dir.join("cells.csv"), |f| {
-            CsvWriter::new(f).include_header(true).finish(&mut df)?;
-            Ok(())
-        })
+    /// Sorts the cells by key, writes the compacted files atomically, then empties the
+    /// journal (a crash in between leaves cells in both, which opening de-duplicates).
+    pub fn compact(&mut self) -> anyhow::Result<()> {
+        let start = Instant::now();
+        self.rows.sort_by(|a, b| a.key.cmp(&b.key));
+        cells_file::write(&self.dir, &self.rows)?;
+        self.journal.clear()?;
+        self.busy += start.elapsed();
+        Ok(())
+    }
+
+    /// Time spent in the store so far (opening, appending, compacting).
+    pub fn busy(&self) -> Duration {
+        self.busy
     }
 }
 
@@ -106,103 +133,15 @@ pub fn write_atomic(
     Ok(())
 }
 
-fn to_frame(rows: &[CellRecord]) -> anyhow::Result<DataFrame> {
-    macro_rules! col {
-        ($name:literal, $f:expr) => {
-            Column::new($name.into(), rows.iter().map($f).collect::<Vec<_>>())
-        };
-    }
-    Ok(DataFrame::new(
-        rows.len(),
-        vec![
-            col!("method", |r| r.method.clone()),
-            col!("kind", |r| r.kind.clone()),
-            col!("epsilon", |r| r.epsilon),
-            col!("delta", |r| r.delta),
-            col!("trial", |r| r.trial),
-            col!("seed", |r| r.seed),
-            col!("accuracy", |r| r.accuracy),
-            col!("epsilon_accounted", |r| r.epsilon_accounted),
-            col!("wall_ms", |r| r.wall_ms),
-            col!("key", |r| r.key.clone()),
-            col!("details", |r| r.details.to_string()),
-        ],
-    )?)
-}
-
-/// The finished cells of a results folder (`cells.parquet`), read without taking its lock
-/// (for figures, which only read); empty when the folder has none.
+/// The finished cells of a results folder (compacted files and journal), read without taking
+/// its lock (for figures, which only read); empty when the folder has none.
 pub fn read_cells(dir: &Path) -> anyhow::Result<Vec<CellRecord>> {
-    let path = dir.join("cells.parquet");
-    if path.exists() {
-        read_parquet(&path)
-    } else {
-        Ok(Vec::new())
-    }
-}
-
-fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let unreadable = |e: &dyn std::fmt::Display| {
-        anyhow::anyhow!(
-            "{} is not a readable results file of this version ({e}); move it away to start over",
-            path.display()
-        )
-    };
-    let df = ParquetReader::new(file)
-        .finish()
-        .map_err(|e| unreadable(&e))?;
-    let n = df.height();
-    let s = |name: &str| -> anyhow::Result<Vec<String>> {
-        Ok(df
-            .column(name)
-            .map_err(|e| unreadable(&e))?
-            .str()?
-            .iter()
-            .map(|v| v.unwrap_or_default().to_string())
-            .collect())
-    };
-    let f = |name: &str| -> anyhow::Result<Vec<f64>> {
-        Ok(df
-            .column(name)
-            .map_err(|e| unreadable(&e))?
-            .f64()?
-            .iter()
-            .map(|v| v.unwrap_or(f64::NAN))
-            .collect())
-    };
-    let (method, kind, key, details) = (s("method")?, s("kind")?, s("key")?, s("details")?);
-    let (epsilon, delta, accuracy) = (f("epsilon")?, f("delta")?, f("accuracy")?);
-    let (eps_acc, wall) = (f("epsilon_accounted")?, f("wall_ms")?);
-    let trial: Vec<u32> = df
-        .column("trial")?
-        .u32()?
-        .iter()
-        .map(|v| v.unwrap_or(0))
-        .collect();
-    let seed: Vec<u64> = df
-        .column("seed")?
-        .u64()?
-        .iter()
-        .map(|v| v.unwrap_or(0))
-        .collect();
-    (0..n)
-        .map(|i| {
-            Ok(CellRecord {
-                method: method[i].clone(),
-                kind: kind[i].clone(),
-                epsilon: epsilon[i],
-                delta: delta[i],
-                trial: trial[i],
-                seed: seed[i],
-                accuracy: accuracy[i],
-                epsilon_accounted: eps_acc[i],
-                wall_ms: wall[i],
-                key: key[i].clone(),
-                details: serde_json::from_str(&details[i]).map_err(|e| unreadable(&e))?,
-            })
-        })
-        .collect()
+    let mut rows = cells_file::read(dir)?;
+    let mut keys: HashSet<String> = rows.iter().map(|r| r.key.clone()).collect();
+    let logged = super::journal::read(&dir.join(super::journal::JOURNAL_FILE))?;
+    rows.extend(logged.into_iter().filter(|r| keys.insert(r.key.clone())));
+    rows.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -225,30 +164,89 @@ mod tests {
         }
     }
 
+    fn names(dir: &Path) -> Vec<String> {
+        let mut left: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        left
+    }
+
     #[test]
-    fn append_and_reopen_round_trips() {
+    fn append_compact_and_reopen_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = Store::open(dir.path()).unwrap();
-        s.append(row(0)).unwrap();
         s.append(row(1)).unwrap();
+        s.append(row(0)).unwrap();
+        assert!(s.contains("alg1|1|1|abc"));
+        s.compact().unwrap();
+        assert_eq!(s.rows()[0].trial, 0, "sorted by key");
         drop(s);
         let s2 = Store::open(dir.path()).unwrap();
         assert_eq!(s2.rows().len(), 2);
         assert!(s2.contains("alg1|1|1|abc"));
         assert_eq!(s2.rows()[0].seed, u64::MAX - 3);
         assert_eq!(s2.rows()[0].detail("noise"), 6.86);
+        assert_eq!(s2.rows()[0].wall_ms, 12.5, "wall time from timings.csv");
         assert!(s2.rows()[0].detail("lambda").is_nan());
-        assert!(dir.path().join("cells.csv").exists());
-        let mut left: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
+        let csv = std::fs::read_to_string(dir.path().join("cells.csv")).unwrap();
+        assert!(
+            !csv.contains("wall_ms"),
+            "timings stay out of the cell table"
+        );
         assert_eq!(
-            left,
-            [LOCK_FILE, "cells.csv", "cells.parquet"],
+            names(dir.path()),
+            [
+                LOCK_FILE,
+                "cells.csv",
+                "cells.log",
+                "cells.parquet",
+                "timings.csv"
+            ],
             "no temporary files"
         );
+        assert_eq!(
+            std::fs::metadata(dir.path().join("cells.log"))
+                .unwrap()
+                .len(),
+            0
+        );
+    }
+
+    /// Cells only in the journal (a killed run) are found and compacted on opening; a cell in
+    /// both the journal and the compacted files (killed between the two) is kept once.
+    #[test]
+    fn a_killed_runs_journal_is_compacted_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(dir.path()).unwrap();
+        s.append(row(0)).unwrap();
+        s.compact().unwrap();
+        s.append(row(1)).unwrap();
+        s.append(row(2)).unwrap();
+        let journal = std::fs::read(dir.path().join("cells.log")).unwrap();
+        drop(s); // as if killed: no compaction of rows 1 and 2
+        // Row 0 written to the journal again, as if killed after compacting it, before the
+        // truncation.
+        let mut j = Journal::open(dir.path()).unwrap().0;
+        j.append(&row(0)).unwrap();
+        drop(j);
+        assert!(!journal.is_empty());
+        assert_eq!(
+            read_cells(dir.path()).unwrap().len(),
+            3,
+            "readers see the journal"
+        );
+        let s = Store::open(dir.path()).unwrap();
+        let trials: Vec<u32> = s.rows().iter().map(|r| r.trial).collect();
+        assert_eq!(trials, [0, 1, 2]);
+        assert_eq!(
+            std::fs::metadata(dir.path().join("cells.log"))
+                .unwrap()
+                .len(),
+            0
+        );
+        assert_eq!(cells_file::read(dir.path()).unwrap().len(), 3);
     }
 
     #[test]

@@ -27,8 +27,13 @@ pub struct GridStudy {
 impl GridStudy {
     /// The grid of `cfg`.
     pub fn new(cfg: &Config) -> Self {
+        Self::of(expand(cfg))
+    }
+
+    /// A given part of a grid (one shard's cells).
+    pub fn of(cells: Vec<Cell>) -> Self {
         Self {
-            cells: expand(cfg),
+            cells,
             proposed: false,
         }
     }

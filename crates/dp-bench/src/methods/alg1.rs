@@ -99,6 +99,11 @@ impl Method for Alg1Config {
         serde_json::to_value(self).expect("plain struct")
     }
 
+    /// One preconditioned L-BFGS solve: some 20 passes over the data.
+    fn cost(&self) -> f64 {
+        20.0
+    }
+
     /// One release. The optimiser needs no tuning budget: the guarantee holds for any solver
     /// that reaches ‖∇J‖ ≤ τ, so one L-BFGS run stands for the paper's free grid.
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {

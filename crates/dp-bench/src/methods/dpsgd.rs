@@ -272,6 +272,16 @@ impl Method for DpsgdConfig {
         serde_json::to_value(self).expect("plain struct")
     }
 
+    /// Epochs times the trainings a cell runs (every grid point; honest tuning's K is about
+    /// `grid_size`).
+    fn cost(&self) -> f64 {
+        let runs = match self.tuning {
+            Tuning::Dishonest => self.grid().len(),
+            Tuning::Honest => self.grid_size as usize,
+        };
+        f64::from(self.epochs) * runs as f64
+    }
+
     /// Calibrates z for the cell's target (for one run, or for the tuned procedure), trains
     /// every candidate and keeps every score.
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {

@@ -180,6 +180,13 @@ pub trait Method: Send + Sync + Debug {
         false
     }
 
+    /// A static estimate of one cell's cost relative to other methods (about the number of
+    /// passes over the data it makes), used only to balance shards: it must depend on the
+    /// config alone, never on timings. The default is one pass.
+    fn cost(&self) -> f64 {
+        1.0
+    }
+
     /// Version of how the method draws its randomness, bumped when the same config starts to
     /// give different results, so that a resumed run never mixes cells of two versions (0,
     /// the default, leaves the cell fingerprints as they were).

@@ -496,6 +496,11 @@ impl<G: Grid> Method for GridMethod<G> {
         serde_json::to_value(self).expect("plain struct")
     }
 
+    /// Ten passes per grid point (at a nominal n = 10,000 and ε = 1).
+    fn cost(&self) -> f64 {
+        10.0 * self.grid.points(10_000, 1.0).len() as f64
+    }
+
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         match self.common.tuning {
             Tuning::Dishonest => dishonest_cell(self, ctx, cell),

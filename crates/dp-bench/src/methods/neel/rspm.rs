@@ -48,6 +48,11 @@ impl Method for RspmConfig {
         serde_json::to_value(self).expect("plain struct")
     }
 
+    /// A MIP solve may use its whole time limit (50 passes' worth per second).
+    fn cost(&self) -> f64 {
+        50.0 * self.oracle.time_limit
+    }
+
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let rows = training_rows(ctx);
         let m = 2 * rows.d;

@@ -1,0 +1,195 @@
+//! `dp-bench merge RESULTS_DIR` and `dp-bench slurm CONFIG… --shards N`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::usage;
+use crate::cluster::merge::merge;
+use crate::cluster::slurm::{Resources, Task, scripts, submit_command};
+use crate::experiment::config::Config;
+use crate::experiment::runner;
+
+/// Arguments of `dp-bench merge`.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The results folder whose `shards/` to merge (the `--out` the shards ran with).
+    results: PathBuf,
+}
+
+/// Merges the finished shards of a results folder.
+pub fn run_merge(args: MergeArgs) -> anyhow::Result<()> {
+    let report = merge(&args.results)?;
+    eprintln!(
+        "merged {} shards: {} cells; results in {}",
+        report.shards,
+        report.cells,
+        report.dir.display()
+    );
+    print!(
+        "{}",
+        std::fs::read_to_string(report.dir.join("summary.md"))?
+    );
+    Ok(())
+}
+
+/// Arguments of `dp-bench slurm`.
+#[derive(Args)]
+pub struct SlurmArgs {
+    /// Experiment configs: each grid config is split into `--shards` tasks, each study config
+    /// is one task.
+    #[arg(required = true)]
+    configs: Vec<PathBuf>,
+    /// Shards per grid config.
+    #[arg(long, default_value_t = 4)]
+    shards: usize,
+    /// Slurm partition (`--partition`).
+    #[arg(long)]
+    partition: Option<String>,
+    /// Time limit per task (`--time`, e.g. 2:00:00).
+    #[arg(long)]
+    time: Option<String>,
+    /// CPUs per task (`--cpus-per-task`; also the task's threads).
+    #[arg(long, default_value_t = 2)]
+    cpus_per_task: u32,
+    /// Memory per task (`--mem`, e.g. 8G).
+    #[arg(long)]
+    mem: Option<String>,
+    /// Results folder of a single grid config (default: its `output_dir`, else
+    /// results/[paper/]<config stem>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Where the scripts and Slurm's logs go (default: <first results folder>/slurm).
+    #[arg(long)]
+    scripts: Option<PathBuf>,
+    /// Submit with sbatch instead of printing the command.
+    #[arg(long)]
+    submit: bool,
+}
+
+fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
+    std::path::absolute(p).with_context(|| format!("cannot make {} absolute", p.display()))
+}
+
+/// Writes the array and merge scripts, then prints or runs the submission.
+pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
+    if args.shards == 0 {
+        return usage("--shards = 0 must be >= 1");
+    }
+    if args.cpus_per_task == 0 {
+        return usage("--cpus-per-task = 0 must be >= 1");
+    }
+    if args.out.is_some() && args.configs.len() > 1 {
+        return usage("--out names the results folder of one config; give one config or none");
+    }
+    let mut tasks = Vec::new();
+    for path in &args.configs {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let config = absolute(path)?;
+        if crate::pareto::is_study(&text) {
+            let cfg = crate::pareto::StudyConfig::load(path)?;
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| cfg.default_out_dir(path));
+            tasks.push(Task {
+                config,
+                out: absolute(&out)?,
+                shard: None,
+            });
+        } else if crate::papers::avent2020::toy::run::is_illustrative(&text) {
+            return usage(format!(
+                "{}: illustrative configs run in seconds to minutes; run them directly",
+                path.display()
+            ));
+        } else {
+            // Validates the whole config now rather than in every task.
+            let cfg = Config::load(path)?;
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| runner::default_out_dir(path, &cfg));
+            let out = absolute(&out)?;
+            for i in 0..args.shards {
+                tasks.push(Task {
+                    config: config.clone(),
+                    out: out.clone(),
+                    shard: Some((i, args.shards)),
+                });
+            }
+        }
+    }
+    let dir = match &args.scripts {
+        Some(d) => absolute(d)?,
+        None => tasks[0].out.join("slurm"),
+    };
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    let bin = std::env::current_exe().context("cannot locate the dp-bench binary")?;
+    let workdir = std::env::current_dir().context("cannot read the current folder")?;
+    let stem = args.configs[0]
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("run");
+    let res = Resources {
+        partition: args.partition,
+        time: args.time,
+        cpus_per_task: args.cpus_per_task,
+        mem: args.mem,
+    };
+    let s = scripts(
+        &tasks,
+        &res,
+        &bin,
+        &workdir,
+        &logs,
+        &format!("dpbench-{stem}"),
+    );
+    let (array, merge_script) = (dir.join("array.sh"), dir.join("merge.sh"));
+    for (path, text) in [(&array, &s.array), (&merge_script, &s.merge)] {
+        crate::experiment::store::write_atomic(path, |f| {
+            use std::io::Write;
+            f.write_all(text.as_bytes())?;
+            Ok(())
+        })?;
+    }
+    eprintln!(
+        "wrote {} ({} tasks) and {}",
+        array.display(),
+        tasks.len(),
+        merge_script.display()
+    );
+    if !args.submit {
+        println!("{}", submit_command(&array, &merge_script));
+        return Ok(());
+    }
+    let job = sbatch(&["--parsable"], &array)?;
+    let merge_job = sbatch(
+        &["--parsable", &format!("--dependency=afterok:{job}")],
+        &merge_script,
+    )?;
+    println!("submitted array job {job} and merge job {merge_job}");
+    Ok(())
+}
+
+/// Runs `sbatch FLAGS SCRIPT` and returns the job id.
+fn sbatch(flags: &[&str], script: &Path) -> anyhow::Result<String> {
+    let out = Command::new("sbatch")
+        .args(flags)
+        .arg(script)
+        .output()
+        .context("cannot run sbatch (is Slurm's client installed and on PATH?)")?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "sbatch {} failed: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    // `--parsable` prints `jobid[;cluster]`.
+    Ok(text.trim().split(';').next().unwrap_or("").to_string())
+}

@@ -1,0 +1,160 @@
+//! `dp-bench merge RESULTS_DIR`: the finished shards under `RESULTS_DIR/shards/` become the
+//! `cells.*`, `summary.*` and figure a single process would have written (the same bytes for
+//! the cell and summary tables: both are sorted by key before anything is summed).
+//!
+//! Nothing is written unless every cell of the config is there: the merge refuses shards of
+//! another config (fingerprint) or another split, and names the missing cells and the shards
+//! that owe them.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::shard::{self, SHARDS_DIR, ShardInfo};
+use crate::experiment::config::Config;
+use crate::experiment::grid::expand;
+use crate::experiment::record::CellRecord;
+use crate::experiment::store::Store;
+use crate::experiment::{report, runner};
+
+/// What a merge did.
+#[derive(Debug)]
+pub struct MergeReport {
+    /// The merged results folder.
+    pub dir: PathBuf,
+    /// Shards merged.
+    pub shards: usize,
+    /// Cells in the merged tables.
+    pub cells: usize,
+}
+
+/// Merges the shards of `dir` into `dir`.
+pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
+    let found = shard_dirs(dir)?;
+    let cfg_path = found[0].0.join("config.toml");
+    let cfg = Config::load(&cfg_path)
+        .with_context(|| format!("cannot read the config of shard {}", found[0].0.display()))?;
+    let fp = shard::fingerprint(&cfg)?;
+    let count = found[0].1.count;
+    for (path, info) in &found {
+        let own = Config::load(&path.join("config.toml"))
+            .and_then(|c| shard::fingerprint(&c))
+            .with_context(|| format!("cannot read the config of shard {}", path.display()))?;
+        if info.config_fingerprint != fp || own != fp {
+            anyhow::bail!(
+                "shard {} was run from a different config (fingerprint {} vs {fp} of {}); \
+                 remove it or rerun it with the same config",
+                path.display(),
+                info.config_fingerprint,
+                found[0].0.display()
+            );
+        }
+        if info.count != count {
+            anyhow::bail!(
+                "shard {} is part of a split into {} but {} of a split into {count}; shards of \
+                 different splits cannot be merged: remove one split's folders",
+                path.display(),
+                info.count,
+                found[0].0.display()
+            );
+        }
+    }
+
+    // Opening a shard's store takes its lock (a shard still running is an error) and
+    // compacts its journal.
+    let mut by_key: HashMap<String, CellRecord> = HashMap::new();
+    for (path, _) in &found {
+        let store =
+            Store::open(path).with_context(|| format!("cannot open shard {}", path.display()))?;
+        for r in store.rows() {
+            by_key.entry(r.key.clone()).or_insert_with(|| r.clone());
+        }
+    }
+    let cells = expand(&cfg);
+    let owner = shard::assign(&cfg, &cells, count);
+    let missing: Vec<(usize, String)> = cells
+        .iter()
+        .zip(&owner)
+        .filter(|(c, _)| !by_key.contains_key(&c.key()))
+        .map(|(c, &s)| {
+            (
+                s,
+                format!("{} ε={} trial={} (shard {s})", c.method, c.epsilon, c.trial),
+            )
+        })
+        .collect();
+    if !missing.is_empty() {
+        let owing: BTreeSet<usize> = missing.iter().map(|m| m.0).collect();
+        let list: Vec<String> = owing.iter().map(|s| s.to_string()).collect();
+        let examples: Vec<&str> = missing.iter().take(5).map(|m| m.1.as_str()).collect();
+        anyhow::bail!(
+            "{} of {} cells are missing, owed by shard(s) {} of {count}: {}{}; rerun those \
+             shards (`dp-bench run CONFIG --shard I/{count} --out {}`, or under Slurm \
+             `sbatch --array={} {}/slurm/array.sh`), then merge again; nothing was written",
+            missing.len(),
+            cells.len(),
+            list.join(", "),
+            examples.join("; "),
+            if missing.len() > examples.len() {
+                ", …"
+            } else {
+                ""
+            },
+            dir.display(),
+            list.join(","),
+            dir.display()
+        );
+    }
+
+    let mut store = Store::open(dir)?;
+    for c in &cells {
+        if !store.contains(&c.key()) {
+            let row = by_key.remove(&c.key()).expect("checked above");
+            store.append(row)?;
+        }
+    }
+    store.compact()?;
+    report::write_config_copy(dir, &cfg)?;
+    runner::finish(&cfg, dir, store.rows(), &found[0].1.dataset_label)?;
+    Ok(MergeReport {
+        dir: dir.to_path_buf(),
+        shards: found.len(),
+        cells: cells.len(),
+    })
+}
+
+/// The shard folders of `dir` with their descriptions, in name order.
+fn shard_dirs(dir: &Path) -> anyhow::Result<Vec<(PathBuf, ShardInfo)>> {
+    let root = dir.join(SHARDS_DIR);
+    let entries = std::fs::read_dir(&root).map_err(|e| {
+        anyhow::anyhow!(
+            "no shards to merge in {} ({e}): run `dp-bench run CONFIG --shard I/N --out {}` \
+             for every I first",
+            root.display(),
+            dir.display()
+        )
+    })?;
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut out = Vec::new();
+    for d in dirs {
+        // A shard that never got past loading its data has no description yet: it owes all
+        // of its cells, which the check of missing cells reports.
+        if d.join(shard::SHARD_FILE).exists() {
+            let info = shard::read_info(&d)?;
+            out.push((d, info));
+        }
+    }
+    if out.is_empty() {
+        anyhow::bail!(
+            "no shards to merge in {}: run `dp-bench run CONFIG --shard I/N --out {}` first",
+            root.display(),
+            dir.display()
+        );
+    }
+    Ok(out)
+}

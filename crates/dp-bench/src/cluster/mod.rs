@@ -1,0 +1,8 @@
+//! Running one config on many machines: shards of its cells ([`shard`]), their merge into the
+//! results a single process would have written ([`merge`]), and Slurm job-array scripts that
+//! run the shards and then the merge ([`slurm`]). Scheduling, transport and retries are the
+//! batch system's; dpbench only splits deterministically and merges exactly.
+
+pub mod merge;
+pub mod shard;
+pub mod slurm;

@@ -1,0 +1,169 @@
+//! The compacted cell tables of a results folder: `cells.parquet` and `cells.csv` (the same
+//! columns, rows sorted by key, so a rerun, a resumed run and a merge of shards write the same
+//! bytes), and `timings.csv` (each cell's wall time, which differs from run to run and so is
+//! kept out of the cell tables).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::Context;
+use polars::prelude::*;
+
+use super::record::CellRecord;
+use super::store::write_atomic;
+
+/// Compacted cells.
+pub const PARQUET_FILE: &str = "cells.parquet";
+/// The same, as text.
+pub const CSV_FILE: &str = "cells.csv";
+/// Wall time per cell key.
+pub const TIMINGS_FILE: &str = "timings.csv";
+
+/// Writes the three files atomically, `rows` already in key order.
+pub fn write(dir: &Path, rows: &[CellRecord]) -> anyhow::Result<()> {
+    let mut df = to_frame(rows)?;
+    write_atomic(&dir.join(PARQUET_FILE), |f| {
+        ParquetWriter::new(f).finish(&mut df)?;
+        Ok(())
+    })?;
+    write_atomic(&dir.join(CSV_FILE), |f| {
+        CsvWriter::new(f).include_header(true).finish(&mut df)?;
+        Ok(())
+    })?;
+    let mut timings = String::from("key,wall_ms\n");
+    for r in rows {
+        timings.push_str(&format!("{},{}\n", r.key, r.wall_ms));
+    }
+    write_atomic(&dir.join(TIMINGS_FILE), |f| {
+        use std::io::Write;
+        f.write_all(timings.as_bytes())?;
+        Ok(())
+    })
+}
+
+fn to_frame(rows: &[CellRecord]) -> anyhow::Result<DataFrame> {
+    macro_rules! col {
+        ($name:literal, $f:expr) => {
+            Column::new($name.into(), rows.iter().map($f).collect::<Vec<_>>())
+        };
+    }
+    Ok(DataFrame::new(
+        rows.len(),
+        vec![
+            col!("method", |r| r.method.clone()),
+            col!("kind", |r| r.kind.clone()),
+            col!("epsilon", |r| r.epsilon),
+            col!("delta", |r| r.delta),
+            col!("trial", |r| r.trial),
+            col!("seed", |r| r.seed),
+            col!("accuracy", |r| r.accuracy),
+            col!("epsilon_accounted", |r| r.epsilon_accounted),
+            col!("key", |r| r.key.clone()),
+            col!("details", |r| r.details.to_string()),
+        ],
+    )?)
+}
+
+/// The compacted cells of `dir` (none without `cells.parquet`), with their wall times from
+/// `timings.csv` (NaN where missing). Files of the earlier layout, with a `wall_ms` column in
+/// the Parquet file itself, read too.
+pub fn read(dir: &Path) -> anyhow::Result<Vec<CellRecord>> {
+    let path = dir.join(PARQUET_FILE);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let mut rows = read_parquet(&path)?;
+    let timings = read_timings(&dir.join(TIMINGS_FILE))?;
+    for r in &mut rows {
+        if let Some(&ms) = timings.get(&r.key) {
+            r.wall_ms = ms;
+        }
+    }
+    Ok(rows)
+}
+
+fn read_timings(path: &Path) -> anyhow::Result<HashMap<String, f64>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    Ok(text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (key, ms) = l.rsplit_once(',')?;
+            Some((key.to_string(), ms.parse().ok()?))
+        })
+        .collect())
+}
+
+fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let unreadable = |e: &dyn std::fmt::Display| {
+        anyhow::anyhow!(
+            "{} is not a readable results file of this version ({e}); move it away to start over",
+            path.display()
+        )
+    };
+    let df = ParquetReader::new(file)
+        .finish()
+        .map_err(|e| unreadable(&e))?;
+    let n = df.height();
+    let s = |name: &str| -> anyhow::Result<Vec<String>> {
+        Ok(df
+            .column(name)
+            .map_err(|e| unreadable(&e))?
+            .str()?
+            .iter()
+            .map(|v| v.unwrap_or_default().to_string())
+            .collect())
+    };
+    let f = |name: &str| -> anyhow::Result<Vec<f64>> {
+        Ok(df
+            .column(name)
+            .map_err(|e| unreadable(&e))?
+            .f64()?
+            .iter()
+            .map(|v| v.unwrap_or(f64::NAN))
+            .collect())
+    };
+    let (method, kind, key, details) = (s("method")?, s("kind")?, s("key")?, s("details")?);
+    let (epsilon, delta, accuracy) = (f("epsilon")?, f("delta")?, f("accuracy")?);
+    let eps_acc = f("epsilon_accounted")?;
+    let wall = if df.column("wall_ms").is_ok() {
+        f("wall_ms")?
+    } else {
+        vec![f64::NAN; n]
+    };
+    let trial: Vec<u32> = df
+        .column("trial")?
+        .u32()?
+        .iter()
+        .map(|v| v.unwrap_or(0))
+        .collect();
+    let seed: Vec<u64> = df
+        .column("seed")?
+        .u64()?
+        .iter()
+        .map(|v| v.unwrap_or(0))
+        .collect();
+    (0..n)
+        .map(|i| {
+            Ok(CellRecord {
+                method: method[i].clone(),
+                kind: kind[i].clone(),
+                epsilon: epsilon[i],
+                delta: delta[i],
+                trial: trial[i],
+                seed: seed[i],
+                accuracy: accuracy[i],
+                epsilon_accounted: eps_acc[i],
+                wall_ms: wall[i],
+                key: key[i].clone(),
+                details: serde_json::from_str(&details[i]).map_err(|e| unreadable(&e))?,
+            })
+        })
+        .collect()
+}
