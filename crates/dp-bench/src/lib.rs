@@ -14,3 +14,4 @@ pub mod methods;
 pub mod papers;
 pub mod pareto;
 pub mod plot;
+pub mod report;

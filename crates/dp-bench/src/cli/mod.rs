@@ -4,6 +4,7 @@ pub mod cluster;
 pub mod data;
 pub mod figures;
 pub mod privacy;
+pub mod report;
 pub mod run;
 
 use std::process::ExitCode;
@@ -32,6 +33,8 @@ enum Command {
     Merge(cluster::MergeArgs),
     /// Write (and optionally submit) a Slurm job array running a config's shards, then a merge.
     Slurm(cluster::SlurmArgs),
+    /// Write one static HTML page with every paper's figures, tables, runs and provenance.
+    Report(report::ReportArgs),
     /// List the method kinds and papers this build knows.
     List,
 }
@@ -59,6 +62,7 @@ pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
         Command::Figures(a) => figures::run(a),
         Command::Merge(a) => cluster::run_merge(a),
         Command::Slurm(a) => cluster::run_slurm(a),
+        Command::Report(a) => report::run(a),
         Command::List => {
             list();
             Ok(())

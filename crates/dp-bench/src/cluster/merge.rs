@@ -17,6 +17,7 @@ use crate::experiment::grid::expand;
 use crate::experiment::record::CellRecord;
 use crate::experiment::store::Store;
 use crate::experiment::{report, runner};
+use crate::report::provenance::Provenance;
 
 /// What a merge did.
 #[derive(Debug)]
@@ -31,6 +32,7 @@ pub struct MergeReport {
 
 /// Merges the shards of `dir` into `dir`.
 pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
+    let start = std::time::Instant::now();
     let found = shard_dirs(dir)?;
     let cfg_path = found[0].0.join("config.toml");
     let cfg = Config::load(&cfg_path)
@@ -117,6 +119,12 @@ pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
     store.compact()?;
     report::write_config_copy(dir, &cfg)?;
     runner::finish(&cfg, dir, store.rows(), &found[0].1.dataset_label)?;
+    Provenance::here(
+        &format!("merge of {} shards", found.len()),
+        start.elapsed().as_secs_f64(),
+        &cfg.dataset.name,
+    )
+    .write(dir)?;
     Ok(MergeReport {
         dir: dir.to_path_buf(),
         shards: found.len(),

@@ -19,6 +19,7 @@ use super::study::{GridStudy, Study};
 use super::{report, summary};
 use crate::cluster::shard::{self, Shard, ShardInfo};
 use crate::methods::{Context as CellContext, Prepared};
+use crate::report::provenance::Provenance;
 
 /// What a run did.
 #[derive(Debug)]
@@ -171,6 +172,10 @@ pub fn run_part(
     if shard.is_none() {
         finish(cfg, &dir, store.rows(), &prepared.dataset_label())?;
     }
+    let how = shard.map_or("run".to_string(), |s| {
+        format!("run --shard {}/{}", s.index, s.count)
+    });
+    Provenance::here(&how, start.elapsed().as_secs_f64(), &cfg.dataset.name).write(&dir)?;
     Ok(RunReport {
         dir,
         total: total.max(ran),

@@ -4,6 +4,7 @@
 //! [`MethodEntry`]) plus one line in [`METHODS`].
 
 mod alg1;
+mod constant;
 mod context;
 mod dpsgd;
 mod iyengar;
@@ -38,6 +39,7 @@ pub static METHODS: &[MethodEntry] = &[
     neel::OPSAMP,
     neel::ZERO_ONE_ERM,
     neel::LOGREG_ERM,
+    constant::CONSTANT,
 ];
 
 /// One method kind: its name in configs and how to build it from its table.

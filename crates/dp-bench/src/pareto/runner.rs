@@ -1,6 +1,7 @@
 //! Drives a study: proposes points (all at once for random and grid, one at a time for
 //! DPareto), evaluates them, checkpoints each, then writes the outputs.
 
+use crate::report::provenance::Provenance;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -114,6 +115,7 @@ pub fn run(cfg: &StudyConfig, dir: &Path, progress: bool) -> anyhow::Result<Stud
     }
     bar.finish_and_clear();
     output::write(dir, cfg, log.points())?;
+    Provenance::here("study", start.elapsed().as_secs_f64(), &cfg.dataset).write(dir)?;
     Ok(StudyReport {
         dir: dir.to_path_buf(),
         total,
