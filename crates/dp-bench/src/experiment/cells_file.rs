@@ -20,25 +20,42 @@ pub const CSV_FILE: &str = "cells.csv";
 /// Wall time per cell key.
 pub const TIMINGS_FILE: &str = "timings.csv";
 
-/// Writes the three files atomically, `rows` already in key order.
+/// Writes the three files atomically, `rows` already in key order, each on its own thread.
 pub fn write(dir: &Path, rows: &[CellRecord]) -> anyhow::Result<()> {
-    let mut df = to_frame(rows)?;
-    write_atomic(&dir.join(PARQUET_FILE), |f| {
-        ParquetWriter::new(f).finish(&mut df)?;
-        Ok(())
-    })?;
-    write_atomic(&dir.join(CSV_FILE), |f| {
-        CsvWriter::new(f).include_header(true).finish(&mut df)?;
-        Ok(())
-    })?;
-    let mut timings = String::from("key,wall_ms\n");
-    for r in rows {
-        timings.push_str(&format!("{},{}\n", r.key, r.wall_ms));
-    }
-    write_atomic(&dir.join(TIMINGS_FILE), |f| {
-        use std::io::Write;
-        f.write_all(timings.as_bytes())?;
-        Ok(())
+    let df = to_frame(rows)?;
+    let parquet = |mut df: DataFrame| {
+        write_atomic(&dir.join(PARQUET_FILE), |f| {
+            ParquetWriter::new(f).finish(&mut df)?;
+            Ok(())
+        })
+    };
+    let csv = |mut df: DataFrame| {
+        write_atomic(&dir.join(CSV_FILE), |f| {
+            CsvWriter::new(f).include_header(true).finish(&mut df)?;
+            Ok(())
+        })
+    };
+    let timings = || {
+        let mut text = String::from("key,wall_ms\n");
+        for r in rows {
+            text.push_str(&format!("{},{}\n", r.key, r.wall_ms));
+        }
+        write_atomic(&dir.join(TIMINGS_FILE), |f| {
+            use std::io::Write;
+            f.write_all(text.as_bytes())?;
+            Ok(())
+        })
+    };
+    let copy = df.clone();
+    std::thread::scope(|s| {
+        let a = s.spawn(move || parquet(copy));
+        let b = s.spawn(move || csv(df));
+        let c = timings();
+        let join = |h: std::thread::ScopedJoinHandle<'_, anyhow::Result<()>>| {
+            h.join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("a results writer panicked")))
+        };
+        join(a).and(join(b)).and(c)
     })
 }
 

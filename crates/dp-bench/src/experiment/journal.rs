@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::record::CellRecord;
 
@@ -24,8 +24,8 @@ pub const JOURNAL_FILE: &str = "cells.log";
 pub struct Journal {
     path: PathBuf,
     file: File,
-    /// Reused line buffer, so an append allocates nothing once warm.
-    line: Vec<u8>,
+    /// Whole lines not yet written: [`Journal::flush`] writes them with one call.
+    pending: Vec<u8>,
 }
 
 impl Journal {
@@ -50,27 +50,46 @@ impl Journal {
             Journal {
                 path,
                 file,
-                line: Vec::with_capacity(1024),
+                pending: Vec::with_capacity(1 << 16),
             },
             records,
         ))
     }
 
-    /// Appends one record as one line.
+    /// Appends one record as one line, held until [`Journal::flush`] (the runner flushes
+    /// whenever no other finished cell is waiting, so a burst of cells costs one write).
     pub fn append(&mut self, row: &CellRecord) -> anyhow::Result<()> {
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, &to_json(row))?;
-        self.line.push(b'\n');
-        self.file
-            .write_all(&self.line)
-            .with_context(|| format!("cannot append to {}", self.path.display()))
+        serde_json::to_writer(&mut self.pending, &line(row))?;
+        self.pending.push(b'\n');
+        Ok(())
     }
 
-    /// Empties the journal once its records are safely compacted elsewhere.
+    /// Writes the held lines with one `write` call; from then on a kill loses none of them.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.file
+            .write_all(&self.pending)
+            .with_context(|| format!("cannot append to {}", self.path.display()))?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Empties the journal (held lines too) once its records are safely compacted elsewhere.
     pub fn clear(&mut self) -> anyhow::Result<()> {
+        self.pending.clear();
         self.file
             .set_len(0)
             .with_context(|| format!("cannot truncate {}", self.path.display()))
+    }
+}
+
+impl Drop for Journal {
+    /// Writes what is held (best effort: an error here has nowhere to go, and the cells it
+    /// would lose are recomputed on resume).
+    fn drop(&mut self) {
+        let _ = self.flush();
     }
 }
 
@@ -118,17 +137,39 @@ fn scan(path: &Path) -> anyhow::Result<(Vec<CellRecord>, Option<u64>)> {
     Ok((records, None))
 }
 
-/// JSON numbers cannot hold ±∞ or NaN (ε = ∞ is common): those go as strings.
-fn num(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else if x.is_nan() {
-        json!("nan")
-    } else if x > 0.0 {
-        json!("inf")
-    } else {
-        json!("-inf")
+/// An `f64` as JSON: a number, or a string for ±∞ and NaN, which JSON numbers cannot hold
+/// (ε = ∞ is common).
+struct Num(f64);
+
+impl serde::Serialize for Num {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let x = self.0;
+        if x.is_finite() {
+            s.serialize_f64(x)
+        } else if x.is_nan() {
+            s.serialize_str("nan")
+        } else if x > 0.0 {
+            s.serialize_str("inf")
+        } else {
+            s.serialize_str("-inf")
+        }
     }
+}
+
+/// One journal line, borrowed from the record (no allocation per cell beyond the line).
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    key: &'a str,
+    method: &'a str,
+    kind: &'a str,
+    epsilon: Num,
+    delta: Num,
+    trial: u32,
+    seed: u64,
+    accuracy: Num,
+    epsilon_accounted: Num,
+    wall_ms: Num,
+    details: &'a Value,
 }
 
 fn get_num(v: &Value, key: &str) -> Result<f64, String> {
@@ -141,20 +182,20 @@ fn get_num(v: &Value, key: &str) -> Result<f64, String> {
     }
 }
 
-fn to_json(r: &CellRecord) -> Value {
-    json!({
-        "key": r.key,
-        "method": r.method,
-        "kind": r.kind,
-        "epsilon": num(r.epsilon),
-        "delta": num(r.delta),
-        "trial": r.trial,
-        "seed": r.seed,
-        "accuracy": num(r.accuracy),
-        "epsilon_accounted": num(r.epsilon_accounted),
-        "wall_ms": num(r.wall_ms),
-        "details": r.details,
-    })
+fn line(r: &CellRecord) -> Line<'_> {
+    Line {
+        key: &r.key,
+        method: &r.method,
+        kind: &r.kind,
+        epsilon: Num(r.epsilon),
+        delta: Num(r.delta),
+        trial: r.trial,
+        seed: r.seed,
+        accuracy: Num(r.accuracy),
+        epsilon_accounted: Num(r.epsilon_accounted),
+        wall_ms: Num(r.wall_ms),
+        details: &r.details,
+    }
 }
 
 fn from_json(v: &Value) -> Result<CellRecord, String> {
@@ -187,6 +228,7 @@ fn from_json(v: &Value) -> Result<CellRecord, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn row(trial: u32) -> CellRecord {
         CellRecord {
@@ -222,6 +264,7 @@ mod tests {
         for t in 0..3 {
             j.append(&row(t)).unwrap();
         }
+        j.flush().unwrap();
         drop(j);
         let (_, back) = Journal::open(dir.path()).unwrap();
         assert_eq!(back.len(), 3);
@@ -238,6 +281,7 @@ mod tests {
         let (mut j, _) = Journal::open(dir.path()).unwrap();
         j.append(&row(0)).unwrap();
         j.append(&row(1)).unwrap();
+        j.flush().unwrap();
         drop(j);
         let path = dir.path().join(JOURNAL_FILE);
         let full = std::fs::read(&path).unwrap();
@@ -249,6 +293,7 @@ mod tests {
             assert_eq!(back.len(), 1, "cut at {cut}");
             assert_eq!(std::fs::metadata(&path).unwrap().len(), first_end as u64);
             j.append(&row(2)).unwrap();
+            j.flush().unwrap();
             drop(j);
             let keys: Vec<String> = read(&path).unwrap().into_iter().map(|r| r.key).collect();
             assert_eq!(keys, [row(0).key, row(2).key]);

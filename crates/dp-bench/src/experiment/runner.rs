@@ -198,6 +198,9 @@ pub fn finish(
     report::accuracy_figure(cfg, &rows, dataset_label).save(&dir.join("accuracy"))
 }
 
+/// How long finished cells may wait in memory before they are written to the journal.
+const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Runs cells in parallel on rayon's pool, appending each finished one to the store.
 fn run_batch(
     ctx: &CellContext<'_>,
@@ -223,13 +226,35 @@ fn run_batch(
                 })
         });
         let mut write_result = Ok(());
-        for row in rx {
-            bar.set_message(format!("{} ε={}", row.method, row.epsilon));
-            if let Err(e) = store.append(row) {
-                write_result = Err(e);
-                break; // dropping the receiver makes the workers stop
+        // Finished cells reach the journal in batches: written once FLUSH_EVERY has passed
+        // since the last write, or when no cell arrived for that long. A kill loses at most
+        // that much work, which the resumed run redoes.
+        let mut last_flush = Instant::now();
+        loop {
+            let row = match rx.recv_timeout(FLUSH_EVERY) {
+                Ok(row) => Some(row),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            if let Some(row) = row {
+                bar.set_message(format!("{} ε={}", row.method, row.epsilon));
+                if let Err(e) = store.append(row) {
+                    write_result = Err(e);
+                    break; // dropping the receiver makes the workers stop
+                }
+                bar.inc(1);
+                if last_flush.elapsed() < FLUSH_EVERY {
+                    continue;
+                }
             }
-            bar.inc(1);
+            if let Err(e) = store.flush() {
+                write_result = Err(e);
+                break;
+            }
+            last_flush = Instant::now();
+        }
+        if write_result.is_ok() {
+            write_result = store.flush();
         }
         let run_result = workers.join().expect("worker thread panicked");
         write_result.and(run_result)

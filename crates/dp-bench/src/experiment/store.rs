@@ -18,7 +18,9 @@ pub use super::record::CellRecord;
 pub struct Store {
     dir: PathBuf,
     rows: Vec<CellRecord>,
+    /// Keys of `rows[..indexed]`; appends leave the rest to [`Store::contains`].
     keys: HashSet<String>,
+    indexed: usize,
     journal: Journal,
     /// Time spent appending and compacting, for the benchmark of the store's share of a run.
     busy: Duration,
@@ -44,10 +46,12 @@ impl Store {
         let resumed = !logged.is_empty();
         // A cell in both places (killed between compaction and truncation) is kept once.
         rows.extend(logged.into_iter().filter(|r| keys.insert(r.key.clone())));
+        let indexed = rows.len();
         let mut store = Store {
             dir: dir.to_path_buf(),
             rows,
             keys,
+            indexed,
             journal,
             busy: Duration::ZERO,
             _lock: lock,
@@ -65,16 +69,29 @@ impl Store {
     }
 
     /// True if a cell with this key is already stored.
-    pub fn contains(&self, key: &str) -> bool {
+    pub fn contains(&mut self, key: &str) -> bool {
+        for r in &self.rows[self.indexed..] {
+            self.keys.insert(r.key.clone());
+        }
+        self.indexed = self.rows.len();
         self.keys.contains(key)
     }
 
-    /// Adds a finished cell: one line appended to the journal.
+    /// Adds a finished cell: one line for the journal, written by the next
+    /// [`Store::flush`] (or compaction).
     pub fn append(&mut self, row: CellRecord) -> anyhow::Result<()> {
         let start = Instant::now();
         self.journal.append(&row)?;
-        self.keys.insert(row.key.clone());
         self.rows.push(row);
+        self.busy += start.elapsed();
+        Ok(())
+    }
+
+    /// Writes the appended cells to the journal (one `write`): from then on a killed run
+    /// keeps them.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        let start = Instant::now();
+        self.journal.flush()?;
         self.busy += start.elapsed();
         Ok(())
     }
@@ -83,7 +100,8 @@ impl Store {
     /// journal (a crash in between leaves cells in both, which opening de-duplicates).
     pub fn compact(&mut self) -> anyhow::Result<()> {
         let start = Instant::now();
-        self.rows.sort_by(|a, b| a.key.cmp(&b.key));
+        // Keys are unique within a store, so an unstable sort gives the one order.
+        self.rows.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         cells_file::write(&self.dir, &self.rows)?;
         self.journal.clear()?;
         self.busy += start.elapsed();
@@ -183,7 +201,7 @@ mod tests {
         s.compact().unwrap();
         assert_eq!(s.rows()[0].trial, 0, "sorted by key");
         drop(s);
-        let s2 = Store::open(dir.path()).unwrap();
+        let mut s2 = Store::open(dir.path()).unwrap();
         assert_eq!(s2.rows().len(), 2);
         assert!(s2.contains("alg1|1|1|abc"));
         assert_eq!(s2.rows()[0].seed, u64::MAX - 3);
@@ -224,12 +242,14 @@ mod tests {
         s.compact().unwrap();
         s.append(row(1)).unwrap();
         s.append(row(2)).unwrap();
+        s.flush().unwrap();
         let journal = std::fs::read(dir.path().join("cells.log")).unwrap();
         drop(s); // as if killed: no compaction of rows 1 and 2
         // Row 0 written to the journal again, as if killed after compacting it, before the
         // truncation.
         let mut j = Journal::open(dir.path()).unwrap().0;
         j.append(&row(0)).unwrap();
+        j.flush().unwrap();
         drop(j);
         assert!(!journal.is_empty());
         assert_eq!(
