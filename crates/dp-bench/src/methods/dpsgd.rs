@@ -97,6 +97,27 @@ pub struct DpsgdConfig {
     /// Release the mean of all iterates instead of the last (Neel et al.'s baseline).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub average_iterates: bool,
+    /// How dense rows are stored for training: `"f64"` (default) or `"f32"` (half the memory
+    /// traffic, arithmetic in f64, clipping by the f32 rows' own norms; sparse data ignore it).
+    #[serde(default, skip_serializing_if = "FeatureStorage::is_f64")]
+    pub feature_storage: FeatureStorage,
+}
+
+/// Storage precision of dense training rows.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FeatureStorage {
+    /// The rows as loaded.
+    #[default]
+    F64,
+    /// An f32 copy of the rows, made once per run.
+    F32,
+}
+
+impl FeatureStorage {
+    fn is_f64(&self) -> bool {
+        *self == FeatureStorage::F64
+    }
 }
 
 fn default_epochs() -> u32 {
@@ -181,6 +202,14 @@ impl DpsgdConfig {
         .checked()
     }
 
+    /// The training data as `feature_storage` asks (the f32 copy is shared by every cell).
+    fn training_data<'c>(&self, ctx: &Context<'c>) -> dp_core::learn::GlmData<'c> {
+        match self.feature_storage {
+            FeatureStorage::F64 => ctx.train.clone(),
+            FeatureStorage::F32 => ctx.train.with_f32_rows(),
+        }
+    }
+
     /// The (clip, batch, lr) points of the dishonest grid, clip slowest.
     fn grid(&self) -> Vec<(f64, u32, f64)> {
         let clips = self.clips.clone().unwrap_or_else(|| vec![self.clip]);
@@ -235,7 +264,8 @@ impl DpsgdConfig {
         };
         let indices: Vec<f64> = (0..grid.len()).map(|i| i as f64).collect();
         let score = |theta: &[f64]| test_accuracy(ctx, theta);
-        let (theta, sel) = best_of(build, &indices, &ctx.train, cell.seed, score)?;
+        let train = self.training_data(ctx);
+        let (theta, sel) = best_of(build, &indices, &train, cell.seed, score)?;
         let chosen = sel.chosen.map(|i| grid[i as usize]);
         let b = chosen.map_or(grid[0].1, |c| c.1);
         let (z, _, steps, ref event) = z_of[&b];
@@ -296,13 +326,14 @@ impl Method for DpsgdConfig {
         let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
         let bracket = dpsgd_bracket(q, steps as u64, target)?;
         let score = |theta: &[f64]| test_accuracy(ctx, theta);
+        let train = self.training_data(ctx);
         let run = |lr: f64, z: f64| self.run_with(q, steps, lr, z);
         let (z, theta, selected, event) = match self.tuning {
             Tuning::Dishonest => {
                 let event_of = |z: f64| Ok(run(self.lr_min, z)?.event());
                 let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
                 let lrs = log_grid(self.lr_min, self.lr_max, self.grid_size as usize);
-                let (theta, sel) = best_of(|lr| run(lr, z), &lrs, &ctx.train, cell.seed, score)?;
+                let (theta, sel) = best_of(|lr| run(lr, z), &lrs, &train, cell.seed, score)?;
                 // The released run's own ε: dishonest tuning does not pay for the selection.
                 (z, theta, sel, run(self.lr_min, z)?.event())
             }
@@ -315,7 +346,7 @@ impl Method for DpsgdConfig {
                 let event_of = |z: f64| Ok(tuned(z)?.event());
                 let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
                 let mech = tuned(z)?;
-                let (theta, sel) = mech.fit(&ctx.train, cell.seed)?;
+                let (theta, sel) = mech.fit(&train, cell.seed)?;
                 (z, theta, sel, mech.event())
             }
         };

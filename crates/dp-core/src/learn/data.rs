@@ -28,6 +28,10 @@ pub struct GlmData<'a> {
     // Shared with relabelled copies ([`GlmData::relabel`]): both depend on `X` only.
     gram: Arc<OnceLock<Option<Vec<f64>>>>,
     columns: Arc<OnceLock<Csr>>,
+    /// Dense rows rounded to f32 and their norms, made on first use (DP-SGD's
+    /// `feature_storage = "f32"`); used only when `f32_rows` is set.
+    rows_f32: Arc<OnceLock<(Vec<f32>, Vec<f64>)>>,
+    f32_rows: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -66,6 +70,8 @@ impl<'a> GlmData<'a> {
             col_sq_norms: self.col_sq_norms.clone(),
             gram: self.gram.clone(),
             columns: self.columns.clone(),
+            rows_f32: self.rows_f32.clone(),
+            f32_rows: self.f32_rows,
         })
     }
 
@@ -101,6 +107,8 @@ impl<'a> GlmData<'a> {
             col_sq_norms,
             gram: Default::default(),
             columns: Default::default(),
+            rows_f32: Default::default(),
+            f32_rows: false,
         })
     }
 
@@ -115,6 +123,35 @@ impl<'a> GlmData<'a> {
     /// The labels.
     pub fn y(&self) -> &'a [f64] {
         self.y
+    }
+
+    /// The same data, with DP-SGD streaming dense rows from an `f32` copy (half the memory
+    /// traffic; arithmetic stays `f64`). The copy is made once and shared by clones. Sparse
+    /// data are unaffected.
+    pub fn with_f32_rows(&self) -> GlmData<'a> {
+        let mut c = self.clone();
+        c.f32_rows = true;
+        c
+    }
+
+    /// The `f32` rows and their norms (computed from the `f32` values, so that clipping bounds
+    /// the gradients actually used), when asked for by [`GlmData::with_f32_rows`] and dense.
+    pub fn dense_f32(&self) -> Option<(&[f32], &[f64])> {
+        if !self.f32_rows {
+            return None;
+        }
+        let FeatureMatrix::Dense { data, ncols, .. } = self.x() else {
+            return None;
+        };
+        let (rows, norms) = self.rows_f32.get_or_init(|| {
+            let rows: Vec<f32> = data.iter().map(|&v| v as f32).collect();
+            let norms = rows
+                .chunks_exact((*ncols).max(1))
+                .map(|r| r.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>().sqrt())
+                .collect();
+            (rows, norms)
+        });
+        Some((rows, norms))
     }
 
     /// `‖xᵢ‖₂` for every row.

@@ -10,6 +10,7 @@ pub mod avent;
 pub mod baseline;
 pub mod clipped;
 pub mod data;
+mod dense_batch;
 pub mod dpsgd;
 pub mod iyengar;
 pub mod laplace;
