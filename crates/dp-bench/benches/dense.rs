@@ -69,8 +69,8 @@ fn stream<T: Value>(x: &[T], d: usize, n: usize, q: f64, steps: usize) -> f64 {
 }
 
 fn dense(c: &mut Criterion) {
-    let split = dp_data::load("synthetic-h", &dp_data::Preprocess::redberg())
-        .expect("Synthetic-H builds");
+    let split =
+        dp_data::load("synthetic-h", &dp_data::Preprocess::redberg()).expect("Synthetic-H builds");
     let data = GlmData::new(&split.train.x, &split.train.y).unwrap();
     let (n, d) = (data.n(), data.d());
     let sqrt2 = std::f64::consts::SQRT_2;

@@ -147,7 +147,12 @@ impl<'a> GlmData<'a> {
             let rows: Vec<f32> = data.iter().map(|&v| v as f32).collect();
             let norms = rows
                 .chunks_exact((*ncols).max(1))
-                .map(|r| r.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>().sqrt())
+                .map(|r| {
+                    r.iter()
+                        .map(|&v| f64::from(v) * f64::from(v))
+                        .sum::<f64>()
+                        .sqrt()
+                })
                 .collect();
             (rows, norms)
         });

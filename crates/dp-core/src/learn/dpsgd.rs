@@ -15,8 +15,8 @@ use super::optimizer::{Optimizer, OptimizerState};
 use super::poisson_sampler::PoissonSampler;
 use super::prefetch;
 use crate::accounting::event::Event;
-use crate::features::FeatureMatrix;
 use crate::error::{Result, check_nonnegative, check_positive, check_sampling_rate, ensure};
+use crate::features::FeatureMatrix;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
@@ -288,6 +288,45 @@ mod tests {
         }
         assert!((out.theta[0] - th[0]).abs() < 1e-12 && (out.theta[1] - th[1]).abs() < 1e-12);
         assert_eq!(out.examples_seen, 100);
+    }
+
+    /// f32 rows train on rounded data: a different model, but close to the f64 one, and the
+    /// rounded rows' own norms do the clipping.
+    #[test]
+    fn f32_rows_train_close_to_f64() {
+        let (n, d) = (64, 9);
+        let v: Vec<f64> = (0..n * d)
+            .map(|k| ((k * 37 % 101) as f64 - 50.0) / 77.0)
+            .collect();
+        let x = FeatureMatrix::dense(v, n, d);
+        let y: Vec<f64> = (0..n)
+            .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let data = GlmData::new(&x, &y).unwrap();
+        let p = DpSgd {
+            loss: GlmLoss::Logistic,
+            clip: 0.8,
+            noise_multiplier: 0.5,
+            sampling_rate: 0.3,
+            steps: 40,
+            optimizer: Optimizer::sgd(0.2),
+            l2: 0.0,
+            average_iterates: false,
+        };
+        let a = dpsgd(&data, &p, &mut StdRng::seed_from_u64(3))
+            .unwrap()
+            .theta;
+        let f32_data = data.with_f32_rows();
+        let (rows, norms) = f32_data.dense_f32().unwrap();
+        assert_eq!((rows.len(), norms.len()), (n * d, n));
+        assert!(data.dense_f32().is_none(), "only the copy that asked");
+        let b = dpsgd(&f32_data, &p, &mut StdRng::seed_from_u64(3))
+            .unwrap()
+            .theta;
+        assert_ne!(a, b);
+        for (u, w) in a.iter().zip(&b) {
+            assert!((u - w).abs() < 1e-5, "{u} vs {w}");
+        }
     }
 
     /// Averaging releases the mean of the iterates of the very same run.

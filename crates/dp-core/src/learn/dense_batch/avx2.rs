@@ -124,8 +124,7 @@ macro_rules! kernels {
                     unsafe {
                         let tv = _mm256_loadu_pd(t.add(i));
                         for j in 0..4 {
-                            acc[j] =
-                                _mm256_add_pd(acc[j], _mm256_mul_pd($load!(pn[j].add(i)), tv));
+                            acc[j] = _mm256_add_pd(acc[j], _mm256_mul_pd($load!(pn[j].add(i)), tv));
                         }
                         let mut gv = _mm256_loadu_pd(g.add(i));
                         for j in 0..4 {

@@ -326,7 +326,9 @@ mod tests {
             .collect();
         let x = FeatureMatrix::dense(data.clone(), n, d);
         let norms = x.row_norms();
-        let y: Vec<f64> = (0..n).map(|i| if i % 3 == 0 { 1.0 } else { -1.0 }).collect();
+        let y: Vec<f64> = (0..n)
+            .map(|i| if i % 3 == 0 { 1.0 } else { -1.0 })
+            .collect();
         let theta: Vec<f64> = (0..d).map(|j| (j as f64 * 0.31).sin() * 0.2).collect();
         for loss in [GlmLoss::Logistic, GlmLoss::Huber { h: 0.1 }] {
             for len in 0..15 {
@@ -347,7 +349,17 @@ mod tests {
                 assert_eq!(bits(&got), bits(&want), "{loss:?}, batch of {len}");
                 // The portable build of the kernel (what runs without AVX2) as well.
                 let mut portable = vec![1.0; d];
-                clipped_sum_portable(&data, d, &batch, &theta, &y, &norms, loss, 0.7, &mut portable);
+                clipped_sum_portable(
+                    &data,
+                    d,
+                    &batch,
+                    &theta,
+                    &y,
+                    &norms,
+                    loss,
+                    0.7,
+                    &mut portable,
+                );
                 assert_eq!(bits(&portable), bits(&want), "{loss:?}, batch of {len}");
                 // f32 rows: the dispatched kernels and the portable ones agree too.
                 let x32: Vec<f32> = data.iter().map(|&v| v as f32).collect();
