@@ -27,6 +27,8 @@ pub struct Series {
     pub dashed: bool,
     /// Draw unconnected small dots instead of a line (e.g. every evaluated point).
     pub dots: bool,
+    /// A staircase (a Pareto front): its corners are not points, so never mark them.
+    pub steps: bool,
 }
 
 impl Series {
@@ -34,6 +36,14 @@ impl Series {
     pub fn dots(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
         Series {
             dots: true,
+            ..Series::line(name, points)
+        }
+    }
+
+    /// A staircase through `points` (already expanded to its corners), never marked.
+    pub fn steps(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            steps: true,
             ..Series::line(name, points)
         }
     }
@@ -46,6 +56,7 @@ impl Series {
             err: None,
             dashed: false,
             dots: false,
+            steps: false,
         }
     }
 }
@@ -320,7 +331,7 @@ fn draw_panel<DB: DrawingBackend>(
         } else {
             chart.draw_series(LineSeries::new(data.clone(), color.stroke_width(2)))?;
         }
-        if data.len() <= 40 {
+        if data.len() <= 40 && !s.steps {
             chart.draw_series(
                 data.iter()
                     .map(|&(x, y)| Circle::new((x, y), 4, color.filled())),
@@ -406,6 +417,7 @@ mod tests {
                         err: Some(vec![0.5, 0.2]),
                         dashed: false,
                         dots: false,
+                        steps: false,
                     }],
                     y_range: None,
                 },

@@ -34,6 +34,7 @@ pub fn accuracy_panel(title: &str, rows: &[SummaryRow]) -> Panel {
                 err: Some(pts.iter().map(|r| r.ci95).collect()),
                 dashed: false,
                 dots: false,
+                steps: false,
             }
         })
         .collect();

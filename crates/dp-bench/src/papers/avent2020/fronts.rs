@@ -73,7 +73,7 @@ fn add_front(
             err.into(),
         ])?;
     }
-    panel.series.push(Series::line(name, staircase(&front)));
+    panel.series.push(Series::steps(name, staircase(&front)));
     Ok(())
 }
 

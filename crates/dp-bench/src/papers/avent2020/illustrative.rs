@@ -160,7 +160,7 @@ fn add_front(
     let (lo, hi) = p.eps_range;
     panel
         .series
-        .push(Series::line(name, staircase_in(front, lo, hi)));
+        .push(Series::steps(name, staircase_in(front, lo, hi)));
     Ok(())
 }
 

@@ -98,6 +98,7 @@ pub fn write(
                         err: Some(pts.iter().map(|r| r.std).collect()),
                         dashed: *a == "np",
                         dots: false,
+                        steps: false,
                     }
                 })
                 .collect();

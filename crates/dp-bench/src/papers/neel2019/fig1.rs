@@ -72,6 +72,7 @@ pub fn write(out: &Path, stem: &str, rows: &[Row], title: &str) -> anyhow::Resul
             err,
             dashed: reference,
             dots: false,
+            steps: false,
         });
         // What releasing every oracle answer, timeouts' incumbents too, would have scored.
         // Every method appears in every panel (empty where it has nothing to show), so that

@@ -129,6 +129,7 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
                     Series {
                         dashed: b == Bound::GaussianLower,
                         dots: false,
+                        steps: false,
                         ..Series::line(b.legend(), points.collect())
                     }
                 })

@@ -145,6 +145,7 @@ fn in_method_order(series: &mut Vec<Series>) {
                 err: None,
                 dashed: false,
                 dots: false,
+                steps: false,
             }),
         }
     }

@@ -102,6 +102,7 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
                     Series {
                         dashed: m == 0,
                         dots: false,
+                        steps: false,
                         ..Series::line(*name, points.collect())
                     }
                 })

@@ -105,6 +105,7 @@ pub fn write(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
             .map(|c| Series {
                 dashed: c.reference,
                 dots: false,
+                steps: false,
                 ..Series::line(c.legend.clone(), c.points.clone())
             })
             .collect(),
