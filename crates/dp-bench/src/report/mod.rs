@@ -3,6 +3,7 @@
 //! values), and every run found under the results folders: summary, config, provenance and
 //! links to its CSV files, copied next to the page so the folder can be moved or published.
 
+pub mod git;
 pub mod html;
 pub mod provenance;
 
@@ -97,11 +98,12 @@ pub fn write_report(roots: &[PathBuf], out: &Path) -> anyhow::Result<ReportSumma
     }
     let here = Provenance::here("report", 0.0, "");
     let header = format!(
-        "<dl><dt>dpbench</dt><dd>{} (commit {})</dd><dt>generated</dt><dd>{} on {} ({})</dd>\
+        "<dl><dt>dpbench</dt><dd>{} (commit {}, binary built from {})</dd><dt>generated</dt><dd>{} on {} ({})</dd>\
          <dt>results</dt><dd>{}</dd><dt>contents</dt><dd>{figures} figures, {tables} tables, \
          {runs} runs</dd></dl>\n",
         escape(&here.dpbench_version),
         escape(&here.git_commit),
+        escape(&here.build_commit),
         escape(&here.finished),
         escape(&here.host),
         escape(&here.cpu),
@@ -247,13 +249,14 @@ fn run_article(
         writeln!(
             body,
             "<table class=\"provenance\"><tbody>\
-             <tr><th>dpbench</th><td>{} (commit {})</td></tr>\
+             <tr><th>dpbench</th><td>{} (commit {}, binary built from {})</td></tr>\
              <tr><th>machine</th><td>{}, {}</td></tr>\
              <tr><th>threads</th><td>{}</td></tr>\
              <tr><th>wall time</th><td>{:.1} s ({}), finished {}</td></tr>\
              <tr><th>dataset</th><td>{}</td></tr></tbody></table>",
             escape(&p.dpbench_version),
             escape(&p.git_commit),
+            escape(&p.build_commit),
             escape(&p.host),
             escape(&p.cpu),
             p.threads,

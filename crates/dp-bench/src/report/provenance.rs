@@ -16,9 +16,13 @@ pub const PROVENANCE_FILE: &str = "provenance.json";
 pub struct Provenance {
     /// dpbench's version (`Cargo.toml`).
     pub dpbench_version: String,
-    /// `git describe`-style commit of the checkout the run started in (`+dirty` when it had
-    /// uncommitted changes; `unknown` outside a git checkout).
+    /// Commit of the checkout the work ran in, at its end (`+dirty` when it had uncommitted
+    /// changes; `unknown` outside a git checkout).
     pub git_commit: String,
+    /// Commit the `dp-bench` binary was built from (same form); differs from `git_commit` when
+    /// a binary built elsewhere, or before the checkout moved, did the work.
+    #[serde(default = "unknown")]
+    pub build_commit: String,
     /// Host name.
     pub host: String,
     /// CPU model and logical cores.
@@ -40,7 +44,8 @@ impl Provenance {
     pub fn here(how: &str, wall_seconds: f64, dataset: &str) -> Provenance {
         Provenance {
             dpbench_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_commit: git_commit(),
+            git_commit: super::git::commit(Path::new(".")),
+            build_commit: env!("DPBENCH_BUILD_COMMIT").to_string(),
             host: host_name(),
             cpu: cpu_model(),
             threads: rayon::current_num_threads(),
@@ -68,6 +73,10 @@ impl Provenance {
     }
 }
 
+fn unknown() -> String {
+    "unknown".to_string()
+}
+
 /// The dataset's name and the pinned sha256 of each raw file (generated data: its recipe is
 /// the code, so no files).
 fn dataset_hashes(name: &str) -> Value {
@@ -82,25 +91,6 @@ fn dataset_hashes(name: &str) -> Value {
         })
         .unwrap_or_default();
     json!({"name": name, "raw_files": files})
-}
-
-fn git_commit() -> String {
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match git(&["rev-parse", "HEAD"]) {
-        Some(head) if !head.is_empty() => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
-            if dirty { format!("{head}+dirty") } else { head }
-        }
-        _ => "unknown".to_string(),
-    }
 }
 
 fn host_name() -> String {
@@ -170,5 +160,26 @@ mod tests {
             t.len() == 20 && t.starts_with("20") && t.ends_with('Z'),
             "{t}"
         );
+    }
+
+    #[test]
+    fn names_the_binarys_commit_and_reads_files_written_before_it() {
+        let p = Provenance::here("run", 1.0, "synthetic-l");
+        // Built in a git checkout: its 40-hex commit, perhaps marked dirty; else `unknown`.
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        if super::super::git::git(manifest, &["rev-parse", "HEAD"]).is_some() {
+            let hex = p.build_commit.trim_end_matches("+dirty");
+            assert!(
+                hex.len() == 40 && hex.chars().all(|c| c.is_ascii_hexdigit()),
+                "{}",
+                p.build_commit
+            );
+        } else {
+            assert_eq!(p.build_commit, "unknown");
+        }
+        let mut v = serde_json::to_value(&p).unwrap();
+        v.as_object_mut().unwrap().remove("build_commit");
+        let old: Provenance = serde_json::from_value(v).unwrap();
+        assert_eq!(old.build_commit, "unknown");
     }
 }
