@@ -23,6 +23,8 @@ macro_rules! kernels {
         pub(super) mod $name {
             use std::arch::x86_64::*;
 
+            const PF: usize = 64;
+
             /// Lanes summed as `features::dot` sums its four accumulators.
             #[inline(always)]
             unsafe fn reduce(v: __m256d) -> f64 {
@@ -122,6 +124,9 @@ macro_rules! kernels {
                 while i < body {
                     // SAFETY: i + 4 <= n, within theta, grad and every row.
                     unsafe {
+                        for j in 0..4 {
+                            _mm_prefetch::<_MM_HINT_T0>(pn[j].wrapping_add(i + PF) as *const i8);
+                        }
                         let tv = _mm256_loadu_pd(t.add(i));
                         for j in 0..4 {
                             acc[j] = _mm256_add_pd(acc[j], _mm256_mul_pd($load!(pn[j].add(i)), tv));
