@@ -150,11 +150,7 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
     );
     let (array, merge_script) = (dir.join("array.sh"), dir.join("merge.sh"));
     for (path, text) in [(&array, &s.array), (&merge_script, &s.merge)] {
-        crate::experiment::store::write_atomic(path, |f| {
-            use std::io::Write;
-            f.write_all(text.as_bytes())?;
-            Ok(())
-        })?;
+        crate::experiment::store::write_text_atomic(path, text)?;
     }
     eprintln!(
         "wrote {} ({} tasks) and {}",

@@ -38,8 +38,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         None => None,
     };
     if let Ok(text) = std::fs::read_to_string(&args.config) {
-        let whole = crate::pareto::is_study(&text) || illustrative::is_illustrative(&text);
-        if let Some(s) = shard.filter(|s| whole && s.index != 0) {
+        let (study, toy) = (
+            crate::pareto::is_study(&text),
+            illustrative::is_illustrative(&text),
+        );
+        if let Some(s) = shard.filter(|s| (study || toy) && s.index != 0) {
             eprintln!(
                 "{}: a study runs whole, in shard 0; shard {} of {} has nothing to do",
                 args.config.display(),
@@ -48,10 +51,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             );
             return Ok(());
         }
-        if crate::pareto::is_study(&text) {
+        if study {
             return run_study(args);
         }
-        if illustrative::is_illustrative(&text) {
+        if toy {
             return run_illustrative(args, &text);
         }
     }
@@ -60,24 +63,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .out
         .unwrap_or_else(|| runner::default_out_dir(&args.config, &cfg));
     let report = runner::run_part(&cfg, &dir, shard, !args.quiet)?;
-    if let Some(s) = shard {
-        eprintln!(
-            "{}: shard {} of {}: {} cells ({} run now, {} already done) in {:.1} s; results in \
-             {}; when every shard is done: dp-bench merge {}",
-            args.config.display(),
-            s.index,
-            s.count,
-            report.total,
-            report.ran,
-            report.skipped,
-            report.seconds,
-            report.dir.display(),
-            dir.display()
-        );
-        return Ok(());
-    }
+    let part = shard.map_or(String::new(), |s| {
+        format!(" shard {} of {}:", s.index, s.count)
+    });
     eprintln!(
-        "{}: {} cells ({} run now, {} already done) in {:.1} s; results in {}",
+        "{}:{part} {} cells ({} run now, {} already done) in {:.1} s; results in {}",
         args.config.display(),
         report.total,
         report.ran,
@@ -85,6 +75,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         report.seconds,
         report.dir.display()
     );
+    if shard.is_some() {
+        eprintln!("when every shard is done: dp-bench merge {}", dir.display());
+        return Ok(());
+    }
     print!(
         "{}",
         std::fs::read_to_string(report.dir.join("summary.md"))?

@@ -11,7 +11,7 @@ use anyhow::Context;
 use polars::prelude::*;
 
 use super::record::CellRecord;
-use super::store::write_atomic;
+use super::store::{write_atomic, write_text_atomic};
 
 /// Compacted cells.
 pub const PARQUET_FILE: &str = "cells.parquet";
@@ -40,11 +40,7 @@ pub fn write(dir: &Path, rows: &[CellRecord]) -> anyhow::Result<()> {
         for r in rows {
             text.push_str(&format!("{},{}\n", r.key, r.wall_ms));
         }
-        write_atomic(&dir.join(TIMINGS_FILE), |f| {
-            use std::io::Write;
-            f.write_all(text.as_bytes())?;
-            Ok(())
-        })
+        write_text_atomic(&dir.join(TIMINGS_FILE), &text)
     };
     let copy = df.clone();
     std::thread::scope(|s| {

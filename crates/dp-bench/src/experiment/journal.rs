@@ -56,8 +56,8 @@ impl Journal {
         ))
     }
 
-    /// Appends one record as one line, held until [`Journal::flush`] (the runner flushes
-    /// whenever no other finished cell is waiting, so a burst of cells costs one write).
+    /// Appends one record as one line, held until [`Journal::flush`] (the runner flushes at
+    /// most every 20 ms, so a burst of cells costs one write).
     pub fn append(&mut self, row: &CellRecord) -> anyhow::Result<()> {
         serde_json::to_writer(&mut self.pending, &line(row))?;
         self.pending.push(b'\n');

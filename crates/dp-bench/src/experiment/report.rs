@@ -4,18 +4,14 @@
 use std::path::Path;
 
 use super::config::Config;
-use super::store::write_atomic;
+use super::store::write_text_atomic;
 use super::summary::SummaryRow;
 use crate::plot::{Figure, Panel, Series};
 
 /// Saves the config next to the results so a folder documents how it was made.
 pub fn write_config_copy(dir: &Path, cfg: &Config) -> anyhow::Result<()> {
     let text = cfg.to_toml()?;
-    write_atomic(&dir.join("config.toml"), |f| {
-        use std::io::Write;
-        f.write_all(text.as_bytes())?;
-        Ok(())
-    })
+    write_text_atomic(&dir.join("config.toml"), &text)
 }
 
 /// One accuracy-vs-ε panel: a line with 95% error bars per method.

@@ -40,12 +40,9 @@ impl Store {
     pub fn open(dir: &Path) -> anyhow::Result<Store> {
         let lock = lock_dir(dir)?;
         let start = Instant::now();
-        let mut rows = cells_file::read(dir)?;
-        let mut keys: HashSet<String> = rows.iter().map(|r| r.key.clone()).collect();
         let (journal, logged) = Journal::open(dir)?;
         let resumed = !logged.is_empty();
-        // A cell in both places (killed between compaction and truncation) is kept once.
-        rows.extend(logged.into_iter().filter(|r| keys.insert(r.key.clone())));
+        let (rows, keys) = with_journal(dir, logged)?;
         let indexed = rows.len();
         let mut store = Store {
             dir: dir.to_path_buf(),
@@ -63,7 +60,8 @@ impl Store {
         Ok(store)
     }
 
-    /// Finished cells (in key order after a compaction, in finishing order after it).
+    /// Finished cells: in key order as of the last compaction, then those appended since, in
+    /// finishing order.
     pub fn rows(&self) -> &[CellRecord] {
         &self.rows
     }
@@ -151,15 +149,34 @@ pub fn write_atomic(
     Ok(())
 }
 
+/// [`write_atomic`] of a whole text.
+pub fn write_text_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+    write_atomic(path, |f| {
+        use std::io::Write;
+        f.write_all(text.as_bytes())?;
+        Ok(())
+    })
+}
+
 /// The finished cells of a results folder (compacted files and journal), read without taking
 /// its lock (for figures, which only read); empty when the folder has none.
 pub fn read_cells(dir: &Path) -> anyhow::Result<Vec<CellRecord>> {
-    let mut rows = cells_file::read(dir)?;
-    let mut keys: HashSet<String> = rows.iter().map(|r| r.key.clone()).collect();
     let logged = super::journal::read(&dir.join(super::journal::JOURNAL_FILE))?;
-    rows.extend(logged.into_iter().filter(|r| keys.insert(r.key.clone())));
+    let (mut rows, _) = with_journal(dir, logged)?;
     rows.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(rows)
+}
+
+/// The compacted cells of `dir`, then the journal's `logged` cells not among them (a cell in
+/// both, killed between compaction and truncation, is kept once), and the keys of all.
+fn with_journal(
+    dir: &Path,
+    logged: Vec<CellRecord>,
+) -> anyhow::Result<(Vec<CellRecord>, HashSet<String>)> {
+    let mut rows = cells_file::read(dir)?;
+    let mut keys: HashSet<String> = rows.iter().map(|r| r.key.clone()).collect();
+    rows.extend(logged.into_iter().filter(|r| keys.insert(r.key.clone())));
+    Ok((rows, keys))
 }
 
 #[cfg(test)]

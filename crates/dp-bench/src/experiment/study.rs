@@ -5,8 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::config::Config;
-use super::grid::{Cell, expand};
+use super::grid::Cell;
 use super::record::CellRecord;
 
 /// Proposes cells until it has nothing left to run.
@@ -25,12 +24,7 @@ pub struct GridStudy {
 }
 
 impl GridStudy {
-    /// The grid of `cfg`.
-    pub fn new(cfg: &Config) -> Self {
-        Self::of(expand(cfg))
-    }
-
-    /// A given part of a grid (one shard's cells).
+    /// These cells of a grid: all of [`super::grid::expand`]'s, or one shard's.
     pub fn of(cells: Vec<Cell>) -> Self {
         Self {
             cells,

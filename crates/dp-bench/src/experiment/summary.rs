@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::config::Config;
 use super::record::CellRecord;
-use super::store::write_atomic;
+use super::store::write_text_atomic;
 
 /// One row of `summary.csv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,17 +115,9 @@ pub fn write(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<()> {
             r.epsilon_certified
         ));
     }
-    write_atomic(&dir.join("summary.csv"), |f| {
-        use std::io::Write;
-        f.write_all(csv.as_bytes())?;
-        Ok(())
-    })?;
+    write_text_atomic(&dir.join("summary.csv"), &csv)?;
     let md = markdown_table(rows);
-    write_atomic(&dir.join("summary.md"), |f| {
-        use std::io::Write;
-        f.write_all(md.as_bytes())?;
-        Ok(())
-    })
+    write_text_atomic(&dir.join("summary.md"), &md)
 }
 
 /// The summary as a Markdown table: one row per ε, one column per method, "mean ± ci95".

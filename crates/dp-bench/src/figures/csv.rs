@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use crate::experiment::store::write_atomic;
+use crate::experiment::store::write_text_atomic;
 
 /// One field of a row.
 #[derive(Clone, Debug)]
@@ -97,11 +97,7 @@ impl LongCsv {
 
     /// Writes the table atomically.
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {
-        write_atomic(path, |f| {
-            use std::io::Write;
-            f.write_all(self.text.as_bytes())?;
-            Ok(())
-        })
+        write_text_atomic(path, &self.text)
     }
 }
 

@@ -10,7 +10,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::space::DIM;
-use crate::experiment::store::{lock_dir, write_atomic};
+use crate::experiment::store::{lock_dir, write_text_atomic};
 
 /// Where a point came from.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -129,7 +129,7 @@ impl PointLog {
                 fp_path.display()
             ),
             Ok(_) => {}
-            Err(_) => write_atomic(&fp_path, |f| Ok(f.write_all(fingerprint.as_bytes())?))?,
+            Err(_) => write_text_atomic(&fp_path, fingerprint)?,
         }
         let path = dir.join("points.jsonl");
         let points = read_points(&path)?;
@@ -138,7 +138,7 @@ impl PointLog {
             .iter()
             .map(|p| serde_json::to_string(p).map(|s| s + "\n"))
             .collect::<Result<_, _>>()?;
-        write_atomic(&path, |f| Ok(f.write_all(text.as_bytes())?))?;
+        write_text_atomic(&path, &text)?;
         let file = OpenOptions::new()
             .append(true)
             .open(&path)

@@ -14,7 +14,8 @@ use anyhow::Context;
 
 use self::html::{escape, inline_svg, markdown, page};
 use self::provenance::Provenance;
-use crate::experiment::store::write_atomic;
+use crate::cluster::shard::SHARDS_DIR;
+use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
 use crate::papers::PAPERS;
 
@@ -98,12 +99,10 @@ pub fn write_report(roots: &[PathBuf], out: &Path) -> anyhow::Result<ReportSumma
     }
     let here = Provenance::here("report", 0.0, "");
     let header = format!(
-        "<dl><dt>dpbench</dt><dd>{} (commit {}, binary built from {})</dd><dt>generated</dt><dd>{} on {} ({})</dd>\
+        "<dl><dt>dpbench</dt><dd>{}</dd><dt>generated</dt><dd>{} on {} ({})</dd>\
          <dt>results</dt><dd>{}</dd><dt>contents</dt><dd>{figures} figures, {tables} tables, \
          {runs} runs</dd></dl>\n",
-        escape(&here.dpbench_version),
-        escape(&here.git_commit),
-        escape(&here.build_commit),
+        escape(&here.code()),
         escape(&here.finished),
         escape(&here.host),
         escape(&here.cpu),
@@ -117,11 +116,7 @@ pub fn write_report(roots: &[PathBuf], out: &Path) -> anyhow::Result<ReportSumma
     );
     let index = out.join("index.html");
     let text = page("dpbench report", &nav, &header, &body);
-    write_atomic(&index, |f| {
-        use std::io::Write;
-        f.write_all(text.as_bytes())?;
-        Ok(())
-    })?;
+    write_text_atomic(&index, &text)?;
     Ok(ReportSummary {
         index,
         figures,
@@ -217,7 +212,7 @@ fn run_dirs(root: &Path) -> Vec<PathBuf> {
                         p.is_dir()
                             && !p
                                 .file_name()
-                                .is_some_and(|n| n == "shards" || n == "figures" || n == "slurm")
+                                .is_some_and(|n| n == SHARDS_DIR || n == "figures" || n == "slurm")
                     })
                     .collect()
             })
@@ -249,14 +244,12 @@ fn run_article(
         writeln!(
             body,
             "<table class=\"provenance\"><tbody>\
-             <tr><th>dpbench</th><td>{} (commit {}, binary built from {})</td></tr>\
+             <tr><th>dpbench</th><td>{}</td></tr>\
              <tr><th>machine</th><td>{}, {}</td></tr>\
              <tr><th>threads</th><td>{}</td></tr>\
              <tr><th>wall time</th><td>{:.1} s ({}), finished {}</td></tr>\
              <tr><th>dataset</th><td>{}</td></tr></tbody></table>",
-            escape(&p.dpbench_version),
-            escape(&p.git_commit),
-            escape(&p.build_commit),
+            escape(&p.code()),
             escape(&p.host),
             escape(&p.cpu),
             p.threads,

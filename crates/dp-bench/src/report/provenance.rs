@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::experiment::store::write_atomic;
+use crate::experiment::store::write_text_atomic;
 
 /// File name in a results folder.
 pub const PROVENANCE_FILE: &str = "provenance.json";
@@ -33,7 +33,7 @@ pub struct Provenance {
     pub wall_seconds: f64,
     /// When it ended (UTC, RFC 3339).
     pub finished: String,
-    /// What wrote the folder: `run`, `run --shard I/N`, `merge`, `study`.
+    /// What wrote the folder: `run`, `run --shard I/N`, `merge of N shards`, `study`.
     pub how: String,
     /// The dataset and the sha256 of each raw file it is made from.
     pub dataset: Value,
@@ -56,14 +56,18 @@ impl Provenance {
         }
     }
 
+    /// The code that did the work, in words: version, checkout commit and binary commit.
+    pub fn code(&self) -> String {
+        format!(
+            "{} (commit {}, binary built from {})",
+            self.dpbench_version, self.git_commit, self.build_commit
+        )
+    }
+
     /// Writes `dir/provenance.json` atomically.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        write_atomic(&dir.join(PROVENANCE_FILE), |f| {
-            use std::io::Write;
-            f.write_all(text.as_bytes())?;
-            Ok(())
-        })
+        write_text_atomic(&dir.join(PROVENANCE_FILE), &text)
     }
 
     /// Reads `dir/provenance.json`, if there is one.

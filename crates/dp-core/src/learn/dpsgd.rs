@@ -240,13 +240,10 @@ fn sparse_clipped_sum(
             prefetch::row(x, ahead);
         }
         let row = x.row(i);
-        let yi = y[i];
-        let dz = loss.margin_deriv(yi * row.dot(theta));
-        // ‖∇ℓ‖ = |g'(z)|·‖xᵢ‖; scale down to norm C when larger.
-        let g_norm = -dz * norms[i];
-        let scale = if g_norm > clip { clip / g_norm } else { 1.0 };
-        if dz != 0.0 {
-            row.axpy(yi * dz * scale, grad);
+        // A zero coefficient (flat loss) adds nothing: skip the row.
+        let c = loss.clipped_deriv(row.dot(theta), y[i], norms[i], clip);
+        if c != 0.0 {
+            row.axpy(c, grad);
         }
     }
 }

@@ -115,6 +115,18 @@ impl GlmLoss {
         y * self.margin_deriv(y * u)
     }
 
+    /// The coefficient on `xᵢ` of DP-SGD's per-example gradient clipped to norm `clip`:
+    /// `y·g'(y·u)·s`, where `s = min(1, clip/‖∇‖)` and `‖∇‖ = |g'|·‖xᵢ‖` (`row_norm`); exactly 0
+    /// where the loss is flat.
+    #[inline(always)]
+    pub fn clipped_deriv(self, u: f64, y: f64, row_norm: f64, clip: f64) -> f64 {
+        let dz = self.margin_deriv(y * u);
+        // g' ≤ 0 for both losses, so −g' is |g'|.
+        let g_norm = -dz * row_norm;
+        let scale = if g_norm > clip { clip / g_norm } else { 1.0 };
+        if dz != 0.0 { y * dz * scale } else { 0.0 }
+    }
+
     /// `out[i] = ∂f/∂u (u[i]; y[i])` for a whole batch. The logistic branch uses
     /// [`crate::fast_exp::exp`] (within 2 ulp of libm) so the loop vectorises; full-gradient
     /// learners spend most of their time here.

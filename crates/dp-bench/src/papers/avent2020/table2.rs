@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::SETTINGS;
 use super::runs::Runs;
-use crate::experiment::store::write_atomic;
+use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
 use crate::figures::csv::LongCsv;
 use crate::pareto::output::hypervolume;
@@ -139,10 +139,7 @@ pub fn write(out: &Path, runs: &Runs, results: &Path) -> anyhow::Result<Outcome>
     }
     let (c, m) = (out.join("table2.csv"), out.join("table2.md"));
     csv.write(&c)?;
-    write_atomic(&m, |f| {
-        use std::io::Write;
-        Ok(f.write_all(md.as_bytes())?)
-    })?;
+    write_text_atomic(&m, &md)?;
     Ok(Outcome::Written(vec![c, m]))
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::paper_values::{ALGORITHMS, DISPLAY, paper_accuracy, table_epsilon};
 use super::results::Row;
-use crate::experiment::store::write_atomic;
+use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
 use crate::figures::csv::{Field, LongCsv};
 
@@ -198,11 +198,7 @@ pub fn write_markdown(out: &Path, logistic: &[Row], huber: &[Row]) -> anyhow::Re
         certified_table(&mut s, rows);
     }
     let path: PathBuf = out.join("tables.md");
-    write_atomic(&path, |f| {
-        use std::io::Write;
-        f.write_all(s.as_bytes())?;
-        Ok(())
-    })?;
+    write_text_atomic(&path, &s)?;
     Ok(Outcome::Written(vec![path]))
 }
 

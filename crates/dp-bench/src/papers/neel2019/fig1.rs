@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::results::Row;
-use crate::experiment::store::write_atomic;
+use crate::experiment::store::write_text_atomic;
 use crate::figures::csv::LongCsv;
 use crate::figures::{Outcome, save};
 use crate::plot::{Figure, Panel, Series};
@@ -136,11 +136,7 @@ pub fn write(out: &Path, stem: &str, rows: &[Row], title: &str) -> anyhow::Resul
     };
     let mut files = save(out, stem, &figure, &csv)?;
     let md = out.join(format!("{stem}-table.md"));
-    write_atomic(&md, |f| {
-        use std::io::Write;
-        f.write_all(markdown(rows, title).as_bytes())?;
-        Ok(())
-    })?;
+    write_text_atomic(&md, &markdown(rows, title))?;
     files.push(md);
     Ok(Outcome::Written(files))
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::fig2_accuracy::{DatasetResults, load, missing_message, run_command};
-use crate::experiment::store::write_atomic;
+use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
 
 /// One of the paper's tables: dataset stem, caption and rows `[ε, Dishonest, Alg 1, Honest]`
@@ -146,11 +146,7 @@ pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
         md.push('\n');
     }
     let path = out.join("tables.md");
-    write_atomic(&path, |f| {
-        use std::io::Write;
-        f.write_all(md.as_bytes())?;
-        Ok(())
-    })?;
+    write_text_atomic(&path, &md)?;
     Ok(Outcome::Written(vec![path]))
 }
 

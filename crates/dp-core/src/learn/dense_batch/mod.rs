@@ -282,15 +282,7 @@ fn drive<T: Elem>(
     axpy4: impl Fn([f64; 4], [&[T]; 4], &mut [f64]),
 ) {
     let row = |i: usize| &x[i * d..(i + 1) * d];
-    // The clipped gradient's coefficient on row i (0 where the loss is flat).
-    let coef = |i: usize, margin: f64| {
-        let yi = y[i];
-        let dz = loss.margin_deriv(yi * margin);
-        // ‖∇ℓ‖ = |g'(z)|·‖xᵢ‖; scale down to norm C when larger.
-        let g_norm = -dz * norms[i];
-        let scale = if g_norm > clip { clip / g_norm } else { 1.0 };
-        if dz != 0.0 { yi * dz * scale } else { 0.0 }
-    };
+    let coef = |i: usize, margin: f64| loss.clipped_deriv(margin, y[i], norms[i], clip);
     grad.fill(0.0);
     let mut groups = batch.chunks_exact(4);
     let mut pending: Option<([&[T]; 4], [f64; 4])> = None;

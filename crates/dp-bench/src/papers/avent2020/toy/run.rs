@@ -21,7 +21,7 @@ use super::{Evaluated, Toy, dpareto, exact, log_hypervolume, random_inputs, surr
 use crate::cli::UsageError;
 use crate::experiment::config::toml_error;
 use crate::experiment::runner::out_dir;
-use crate::experiment::store::{lock_dir, write_atomic};
+use crate::experiment::store::{lock_dir, write_text_atomic};
 use crate::figures::csv::LongCsv;
 
 /// Which problem.
@@ -127,10 +127,7 @@ pub fn run(cfg: &IllustrativeConfig, config_text: &str, dir: &Path) -> anyhow::R
             compute(&SvtToy::new(cfg.runs, cfg.seed, certified), cfg, dir)?;
         }
     }
-    write_atomic(&done, |f| {
-        use std::io::Write;
-        Ok(f.write_all(config_text.as_bytes())?)
-    })?;
+    write_text_atomic(&done, config_text)?;
     Ok(start.elapsed().as_secs_f64())
 }
 
