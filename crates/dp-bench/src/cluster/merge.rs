@@ -33,6 +33,9 @@ pub struct MergeReport {
 /// Merges the shards of `dir` into `dir`.
 pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
     let start = std::time::Instant::now();
+    if let Some(study) = study_results(dir) {
+        anyhow::bail!("{study}");
+    }
     let found = shard_dirs(dir)?;
     let cfg_path = found[0].0.join("config.toml");
     let cfg = Config::load(&cfg_path)
@@ -78,7 +81,7 @@ pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
     let missing: Vec<(usize, String)> = cells
         .iter()
         .zip(&owner)
-        .filter(|(c, _)| !by_key.contains_key(&c.key()))
+        .filter(|(c, _)| by_key.get(&c.key()).is_none_or(|r| r.seed != c.seed))
         .map(|(c, &s)| {
             (
                 s,
@@ -110,6 +113,9 @@ pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
     }
 
     let mut store = Store::open(dir)?;
+    // A folder that holds an older run of another version of the config keeps those cells
+    // apart: the merged summary counts this config's cells only.
+    runner::set_aside_stale(&mut store, &cells, dir)?;
     for c in &cells {
         if !store.contains(&c.key()) {
             let row = by_key.remove(&c.key()).expect("checked above");
@@ -129,6 +135,39 @@ pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
         dir: dir.to_path_buf(),
         shards: found.len(),
         cells: cells.len(),
+    })
+}
+
+/// Where a study's results are, if `dir` holds a study rather than shards: a study runs
+/// whole, in shard 0, straight into its results folder, so there is never anything to merge.
+pub fn study_results(dir: &Path) -> Option<String> {
+    // Both written by the study runner (`pareto::points::PointLog`) before its first point.
+    let (fingerprint, log) = (dir.join("study.json"), dir.join("points.jsonl"));
+    if dir.join(SHARDS_DIR).is_dir() || !(fingerprint.is_file() || log.is_file()) {
+        return None;
+    }
+    let files: Vec<&str> = ["points.csv", "front.csv", "hv.csv"]
+        .into_iter()
+        .filter(|f| dir.join(f).is_file())
+        .collect();
+    let intro = format!(
+        "{} holds a study (DPareto, random or grid search), which runs whole in one process: \
+         it has no shards and nothing to merge",
+        dir.display()
+    );
+    Some(if files.is_empty() {
+        format!(
+            "{intro}; it has not written its results yet (its points so far are in {}): \
+             rerun `dp-bench run CONFIG --out {}` to resume it",
+            log.display(),
+            dir.display()
+        )
+    } else {
+        format!(
+            "{intro}; its results are {} in {}",
+            files.join(", "),
+            dir.display()
+        )
     })
 }
 
@@ -165,4 +204,51 @@ fn shard_dirs(dir: &Path) -> anyhow::Result<Vec<(PathBuf, ShardInfo)>> {
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_study_folder_has_nothing_to_merge_and_says_where_its_results_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("study.json"), "{}").unwrap();
+        std::fs::write(d.join("points.jsonl"), "{}\n{}\n").unwrap();
+        let unfinished = merge(d).unwrap_err().to_string();
+        assert!(unfinished.contains("nothing to merge"), "{unfinished}");
+        assert!(
+            unfinished.contains("not written its results yet")
+                && unfinished.contains(&format!("dp-bench run CONFIG --out {}", d.display())),
+            "{unfinished}"
+        );
+        for f in ["points.csv", "front.csv", "hv.csv"] {
+            std::fs::write(d.join(f), "x\n").unwrap();
+        }
+        let done = merge(d).unwrap_err().to_string();
+        assert!(
+            done.contains("holds a study")
+                && done.contains("nothing to merge")
+                && done.contains(&format!(
+                    "its results are points.csv, front.csv, hv.csv in {}",
+                    d.display()
+                )),
+            "{done}"
+        );
+        assert!(!done.contains("--shard"), "{done}");
+        assert_eq!(study_results(d), Some(done));
+        assert_eq!(std::fs::read_dir(d).unwrap().count(), 5, "nothing written");
+    }
+
+    #[test]
+    fn a_folder_without_shards_or_study_still_asks_for_the_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(study_results(dir.path()), None);
+        let e = merge(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("no shards to merge") && e.contains("--shard I/N"),
+            "{e}"
+        );
+    }
 }

@@ -2,6 +2,10 @@
 //! columns, rows sorted by key, so a rerun, a resumed run and a merge of shards write the same
 //! bytes), and `timings.csv` (each cell's wall time, which differs from run to run and so is
 //! kept out of the cell tables).
+//!
+//! The Parquet file carries a per-row checksum column, `sum` ([`super::checksum`] over the
+//! row's contents): a flipped bit in a value is found on reading and only that row's cell is
+//! re-run. The CSV, a copy for people and other tools, is never read back and leaves it out.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -10,6 +14,8 @@ use std::path::Path;
 use anyhow::Context;
 use polars::prelude::*;
 
+use super::checksum;
+use super::journal::{Damage, contents_json, validate};
 use super::record::CellRecord;
 use super::store::{write_atomic, write_text_atomic};
 
@@ -38,13 +44,21 @@ pub fn write(dir: &Path, rows: &[CellRecord]) -> anyhow::Result<()> {
     let timings = || {
         let mut text = String::from("key,wall_ms\n");
         for r in rows {
-            text.push_str(&format!("{},{}\n", r.key, r.wall_ms));
+            let key = crate::figures::csv::field(&r.key);
+            text.push_str(&format!("{key},{}\n", r.wall_ms));
         }
         write_text_atomic(&dir.join(TIMINGS_FILE), &text)
     };
-    let copy = df.clone();
+    let sums = Column::new(
+        "sum".into(),
+        rows.iter()
+            .map(|r| checksum::sum(&contents_json(r)))
+            .collect::<Vec<_>>(),
+    );
+    let mut with_sums = df.clone();
+    with_sums.with_column(sums)?;
     std::thread::scope(|s| {
-        let a = s.spawn(move || parquet(copy));
+        let a = s.spawn(move || parquet(with_sums));
         let b = s.spawn(move || csv(df));
         let c = timings();
         let join = |h: std::thread::ScopedJoinHandle<'_, anyhow::Result<()>>| {
@@ -79,21 +93,22 @@ fn to_frame(rows: &[CellRecord]) -> anyhow::Result<DataFrame> {
 }
 
 /// The compacted cells of `dir` (none without `cells.parquet`), with their wall times from
-/// `timings.csv` (NaN where missing). Files of the earlier layout, with a `wall_ms` column in
-/// the Parquet file itself, read too.
-pub fn read(dir: &Path) -> anyhow::Result<Vec<CellRecord>> {
+/// `timings.csv` (NaN where missing), and the rows that failed their checksum or range checks.
+/// Files of earlier layouts (a `wall_ms` column in the Parquet file itself; no checksums,
+/// checked by ranges only) read too.
+pub fn read(dir: &Path) -> anyhow::Result<(Vec<CellRecord>, Vec<Damage>)> {
     let path = dir.join(PARQUET_FILE);
     if !path.exists() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
-    let mut rows = read_parquet(&path)?;
+    let (mut rows, damage) = read_parquet(&path)?;
     let timings = read_timings(&dir.join(TIMINGS_FILE))?;
     for r in &mut rows {
         if let Some(&ms) = timings.get(&r.key) {
             r.wall_ms = ms;
         }
     }
-    Ok(rows)
+    Ok((rows, damage))
 }
 
 fn read_timings(path: &Path) -> anyhow::Result<HashMap<String, f64>> {
@@ -102,21 +117,25 @@ fn read_timings(path: &Path) -> anyhow::Result<HashMap<String, f64>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    Ok(text
-        .lines()
+    // Wall times are informative only: an unreadable file means none, not a failed run.
+    let records = crate::figures::csv::records(&text).unwrap_or_default();
+    Ok(records
+        .into_iter()
         .skip(1)
-        .filter_map(|l| {
-            let (key, ms) = l.rsplit_once(',')?;
-            Some((key.to_string(), ms.parse().ok()?))
+        .filter_map(|r| match <[String; 2]>::try_from(r) {
+            Ok([key, ms]) => Some((key, ms.parse().ok()?)),
+            Err(_) => None,
         })
         .collect())
 }
 
-fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
+fn read_parquet(path: &Path) -> anyhow::Result<(Vec<CellRecord>, Vec<Damage>)> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let unreadable = |e: &dyn std::fmt::Display| {
         anyhow::anyhow!(
-            "{} is not a readable results file of this version ({e}); move it away to start over",
+            "{} is damaged or not a results file of this version ({e}); delete it to re-run \
+             the cells it held (cells.csv beside it is a readable copy of them; the journal's \
+             cells are kept)",
             path.display()
         )
     };
@@ -150,33 +169,61 @@ fn read_parquet(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
     } else {
         vec![f64::NAN; n]
     };
-    let trial: Vec<u32> = df
-        .column("trial")?
-        .u32()?
+    let trial: Vec<Option<u32>> = df
+        .column("trial")
+        .map_err(|e| unreadable(&e))?
+        .u32()
+        .map_err(|e| unreadable(&e))?
         .iter()
-        .map(|v| v.unwrap_or(0))
         .collect();
-    let seed: Vec<u64> = df
-        .column("seed")?
-        .u64()?
+    let seed: Vec<Option<u64>> = df
+        .column("seed")
+        .map_err(|e| unreadable(&e))?
+        .u64()
+        .map_err(|e| unreadable(&e))?
         .iter()
-        .map(|v| v.unwrap_or(0))
         .collect();
-    (0..n)
-        .map(|i| {
-            Ok(CellRecord {
+    let sums = if df.column("sum").is_ok() {
+        Some(s("sum")?)
+    } else {
+        None
+    };
+    let (mut rows, mut damage) = (Vec::with_capacity(n), Vec::new());
+    for i in 0..n {
+        let row = (|| -> Result<CellRecord, String> {
+            let r = CellRecord {
                 method: method[i].clone(),
                 kind: kind[i].clone(),
                 epsilon: epsilon[i],
                 delta: delta[i],
-                trial: trial[i],
-                seed: seed[i],
+                trial: trial[i].ok_or("no trial")?,
+                seed: seed[i].ok_or("no seed")?,
                 accuracy: accuracy[i],
                 epsilon_accounted: eps_acc[i],
                 wall_ms: wall[i],
                 key: key[i].clone(),
-                details: serde_json::from_str(&details[i]).map_err(|e| unreadable(&e))?,
-            })
-        })
-        .collect()
+                details: serde_json::from_str(&details[i]).map_err(|e| e.to_string())?,
+            };
+            validate(&r)?;
+            if let Some(sums) = &sums {
+                let want = checksum::sum(&contents_json(&r));
+                if sums[i] != want {
+                    return Err(format!(
+                        "checksum mismatch (stored {}, contents hash to {want})",
+                        sums[i]
+                    ));
+                }
+            }
+            Ok(r)
+        })();
+        match row {
+            Ok(r) => rows.push(r),
+            Err(reason) => damage.push(Damage {
+                location: format!("{} row {}", path.display(), i + 1),
+                reason,
+                content: format!("key {:?}", key[i]),
+            }),
+        }
+    }
+    Ok((rows, damage))
 }

@@ -42,6 +42,31 @@ pub fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> UsageError {
     UsageError(format!("{}{loc}: {}", path.display(), e.message()))
 }
 
+/// Target ε a config may ask for. Below 1e-6 the calibrated noise overflows the learners'
+/// arithmetic (a subnormal ε such as 1e-320 passed validation and failed mid-run); above 1e6
+/// no calibration is meaningful. Every ε the papers use lies far inside.
+pub const EPSILON_RANGE: (f64, f64) = (1e-6, 1e6);
+
+/// Most cells one config may have: every finished cell is held in memory (about 1 KB with its
+/// details), so two million cells need about 2 GB, and `trials = 4000000000` is refused
+/// instead of growing until the process is killed.
+pub const MAX_CELLS: u64 = 2_000_000;
+
+/// Method names are row labels in CSV files, columns of Markdown tables and parts of cell keys
+/// (`method|ε|trial|…`), so they keep to characters none of those treat specially.
+fn check_method_name(name: &str) -> Result<(), String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || "_.+-".contains(c);
+    if !name.is_empty() && name.chars().all(ok) {
+        return Ok(());
+    }
+    let fix: String = name.chars().map(|c| if ok(c) { c } else { '_' }).collect();
+    Err(format!(
+        "table `methods.{name:?}`: a method name may only hold letters, digits and `_ . + -` \
+         (it labels CSV rows and table columns); rename it, e.g. [methods.{:?}]",
+        if fix.is_empty() { "m" } else { &fix }
+    ))
+}
+
 /// The file as written, before the methods are looked up in the method table.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -233,6 +258,7 @@ impl Config {
         let mut methods = BTreeMap::new();
         for (name, spanned) in raw.methods {
             let line = line_of(text, spanned.span().start);
+            check_method_name(&name).map_err(|m| fail(format!("{m} (line {line})")))?;
             let at = |m: String| fail(format!("{m} (table `methods.{name}` at line {line})"));
             let mut table = spanned.into_inner();
             let kind = match table.remove("kind") {
@@ -259,10 +285,15 @@ impl Config {
                 .into());
             };
             let method = (entry.parse)(table).map_err(|e| {
-                if e.contains('`') {
+                // A method's own range errors start with the key (`KEY` = VALUE …`); serde's
+                // (`unknown field `epoch`, expected …`) are sentences about the table.
+                let names_key = e
+                    .split_once('`')
+                    .is_some_and(|(k, _)| !k.is_empty() && !k.contains(char::is_whitespace));
+                if names_key {
                     at(format!("key `methods.{name}.{e}"))
                 } else {
-                    at(format!("table `methods.{name}`: {e}"))
+                    fail(format!("methods.{name}: {e} (line {line})"))
                 }
             })?;
             methods.insert(
@@ -336,9 +367,29 @@ impl Config {
             return Err("key `epsilons` must list at least one value".into());
         }
         for (i, &e) in self.epsilons.iter().enumerate() {
-            if !(e > 0.0 && e.is_finite()) {
-                return Err(format!("key `epsilons[{i}]` = {e} must be > 0 and finite"));
+            if !(EPSILON_RANGE.0..=EPSILON_RANGE.1).contains(&e) {
+                return Err(format!(
+                    "key `epsilons[{i}]` = {e} must be in [{:e}, {:e}] (the range the \
+                     calibrations are tested on; see docs/limits.md)",
+                    EPSILON_RANGE.0, EPSILON_RANGE.1
+                ));
             }
+            if let Some(j) = self.epsilons[..i].iter().position(|&f| f == e) {
+                return Err(format!(
+                    "key `epsilons` lists {e} twice (entries {j} and {i}): each ε would run and \
+                     count twice; remove one"
+                ));
+            }
+        }
+        let cells = self.methods.len() as u128 * self.epsilons.len() as u128 * self.trials as u128;
+        if cells > MAX_CELLS as u128 {
+            return Err(format!(
+                "the grid has {cells} cells ({} methods × {} ε × {} trials), more than the {MAX_CELLS} \
+                 one run holds in memory; lower `trials` or split the config (see docs/limits.md)",
+                self.methods.len(),
+                self.epsilons.len(),
+                self.trials
+            ));
         }
         if !(self.delta > 0.0 && self.delta < 1.0) {
             return Err(format!("key `delta` = {} must be in (0, 1)", self.delta));
@@ -430,6 +481,28 @@ tuning = "honest"
             .unwrap_err()
             .to_string();
         assert!(e.contains("alg2") && e.contains("dpsgd"), "{e}");
+    }
+
+    #[test]
+    fn method_names_keep_to_a_safe_charset_and_unknown_fields_read_cleanly() {
+        for bad in ["alg1,99.9", "a|b", "a\\nb", "a b", "\\\"q\\\"", "", "é"] {
+            let cfg = GOOD.replace("[methods.alg1]", &format!("[methods.\"{bad}\"]"));
+            let e = Config::parse(&cfg, Path::new("x.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("method name") && e.contains("rename it"), "{bad}: {e}");
+            assert!(e.contains("line 9") && !e.contains('\n'), "{e}");
+        }
+        let ok = GOOD.replace("[methods.alg1]", "[methods.\"Alg-1.v2+x_y\"]");
+        assert!(Config::parse(&ok, Path::new("x.toml")).is_ok());
+        let bad = GOOD.replace("tuning = \"honest\"", "tuning = \"honest\"\nepoch = 3");
+        let e = Config::parse(&bad, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("x.toml: methods.dpsgd_honest: unknown field `epoch`, expected"),
+            "{e}"
+        );
     }
 
     #[test]

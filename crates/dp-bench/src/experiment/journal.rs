@@ -5,8 +5,11 @@
 //! kernel's page cache once `write` returns. One killed in the middle of a line leaves a torn
 //! last line, which is not valid JSON (every record is one object, so a prefix never closes
 //! it); opening drops it and cuts the file back to the last whole line. A bad line anywhere
-//! else is corruption, reported with its line number. A power cut may lose the lines written
-//! since the last compaction, which a rerun recomputes (cells are deterministic).
+//! else is damage: every line carries a checksum ([`super::checksum`]) and is checked against
+//! its key and ranges ([`validate`]), so an edit that keeps the JSON valid is caught too. A
+//! damaged line is reported with its line number and set aside in `damaged.log`; only its cell
+//! is re-run, every other cell is kept. A power cut may lose the lines written since the last
+//! compaction, which a rerun recomputes (cells are deterministic).
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -15,10 +18,68 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::Value;
 
+use super::checksum::{self, Opened};
 use super::record::CellRecord;
 
 /// File name of the journal in a results folder.
 pub const JOURNAL_FILE: &str = "cells.log";
+/// Where damaged lines and rows of a results folder are set aside, with where they were found.
+pub const DAMAGED_FILE: &str = "damaged.log";
+
+/// One damaged journal line or table row: where it was, why it was refused, what it held.
+#[derive(Clone, Debug)]
+pub struct Damage {
+    /// File and line (or row).
+    pub location: String,
+    /// What is wrong with it.
+    pub reason: String,
+    /// The bytes found there (lossy UTF-8).
+    pub content: String,
+}
+
+/// Reports damaged records on stderr and sets them aside in `dir/damaged.log` (appended):
+/// their cells are re-run, every other cell is kept.
+pub fn set_aside_damage(dir: &Path, damage: &[Damage]) -> anyhow::Result<()> {
+    if damage.is_empty() {
+        return Ok(());
+    }
+    let path = dir.join(DAMAGED_FILE);
+    let mut text = String::new();
+    for d in damage {
+        eprintln!(
+            "warning: {} is damaged ({}); that cell will be re-run, the others are kept \
+             (the damaged record is kept in {})",
+            d.location,
+            d.reason,
+            path.display()
+        );
+        text.push_str(&format!("{}: {}\n{}\n", d.location, d.reason, d.content.trim_end()));
+    }
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// A clear error for read-only readers (figures, reports), which must not silently drop a
+/// cell: the damage, and how to have it re-run.
+pub fn damage_error(dir: &Path, damage: &[Damage]) -> anyhow::Error {
+    let first = &damage[0];
+    anyhow::anyhow!(
+        "{} is damaged ({}){}; run the config again into {} to re-run only the damaged cells \
+         (the rest are kept)",
+        first.location,
+        first.reason,
+        if damage.len() > 1 {
+            format!(", and {} more record(s)", damage.len() - 1)
+        } else {
+            String::new()
+        },
+        dir.display()
+    )
+}
 
 /// An open journal, appending.
 pub struct Journal {
@@ -32,8 +93,17 @@ impl Journal {
     /// Opens (creating) `dir/cells.log` and returns it with the records it already holds.
     pub fn open(dir: &Path) -> anyhow::Result<(Journal, Vec<CellRecord>)> {
         let path = dir.join(JOURNAL_FILE);
-        let (records, whole_bytes) = scan(&path)?;
-        if let Some(len) = whole_bytes {
+        let Scan {
+            records,
+            torn_at: whole_bytes,
+            damage,
+            good_lines,
+        } = scan(&path)?;
+        if !damage.is_empty() {
+            set_aside_damage(dir, &damage)?;
+            // Keep only the whole good lines, so the damage is reported once.
+            super::store::write_atomic(&path, |f| Ok(f.write_all(&good_lines)?))?;
+        } else if let Some(len) = whole_bytes {
             // A torn last line: the writer was killed mid-write.
             OpenOptions::new()
                 .write(true)
@@ -59,7 +129,8 @@ impl Journal {
     /// Appends one record as one line, held until [`Journal::flush`] (the runner flushes at
     /// most every 20 ms, so a burst of cells costs one write).
     pub fn append(&mut self, row: &CellRecord) -> anyhow::Result<()> {
-        serde_json::to_writer(&mut self.pending, &line(row))?;
+        let body = serde_json::to_vec(&line(row))?;
+        self.pending.extend_from_slice(&checksum::seal(&body));
         self.pending.push(b'\n');
         Ok(())
     }
@@ -94,20 +165,48 @@ impl Drop for Journal {
 }
 
 /// The records of the journal at `path` (none if it does not exist), without a torn last line;
-/// read only.
+/// read only. A damaged line is an error naming it (a reader must not silently drop a cell).
 pub fn read(path: &Path) -> anyhow::Result<Vec<CellRecord>> {
-    Ok(scan(path)?.0)
+    let scan = scan(path)?;
+    if !scan.damage.is_empty() {
+        return Err(damage_error(
+            path.parent().unwrap_or(Path::new(".")),
+            &scan.damage,
+        ));
+    }
+    Ok(scan.records)
 }
 
-/// The whole records, and the length of the whole lines when a torn line follows them.
-fn scan(path: &Path) -> anyhow::Result<(Vec<CellRecord>, Option<u64>)> {
+/// What a journal holds.
+struct Scan {
+    /// The good records.
+    records: Vec<CellRecord>,
+    /// The length of the whole lines when a torn line follows them.
+    torn_at: Option<u64>,
+    /// Damaged whole lines.
+    damage: Vec<Damage>,
+    /// The bytes of the good whole lines (to rewrite the journal without the damage).
+    good_lines: Vec<u8>,
+}
+
+fn scan(path: &Path) -> anyhow::Result<Scan> {
+    let mut out = Scan {
+        records: Vec::new(),
+        torn_at: None,
+        damage: Vec::new(),
+        good_lines: Vec::new(),
+    };
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), None)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
         Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
     };
     let mut reader = BufReader::new(file);
-    let (mut records, mut good_bytes, mut buf, mut lineno) = (Vec::new(), 0u64, Vec::new(), 0);
+    let (mut whole_bytes, mut buf, mut lineno) = (0u64, Vec::new(), 0);
+    // Lines written since checksums exist are sealed; once one is, an unsealed line is damage
+    // (a flipped byte in `"sum"` must not pass as an old line).
+    let mut sealed_seen = false;
+    let mut unsealed: Vec<(usize, Vec<u8>, CellRecord)> = Vec::new();
     loop {
         buf.clear();
         let n = reader
@@ -117,24 +216,85 @@ fn scan(path: &Path) -> anyhow::Result<(Vec<CellRecord>, Option<u64>)> {
             break;
         }
         lineno += 1;
-        let whole = buf.last() == Some(&b'\n');
-        let parsed = serde_json::from_slice::<Value>(&buf)
-            .map_err(|e| e.to_string())
-            .and_then(|v| from_json(&v));
-        match (whole, parsed) {
-            (true, Ok(r)) => {
-                records.push(r);
-                good_bytes += n as u64;
+        if buf.last() != Some(&b'\n') {
+            out.torn_at = Some(whole_bytes);
+            break;
+        }
+        whole_bytes += n as u64;
+        let parsed = checksum::open(&buf).and_then(|opened| {
+            let (body, sealed) = match &opened {
+                Opened::Sealed(b) => (b.as_slice(), true),
+                Opened::Unsealed(b) => (*b, false),
+            };
+            let v = serde_json::from_slice::<Value>(body).map_err(|e| e.to_string())?;
+            let r = from_json(&v).and_then(|r| validate(&r).map(|()| r))?;
+            Ok((r, sealed))
+        });
+        match parsed {
+            Ok((r, true)) => {
+                sealed_seen = true;
+                out.good_lines.extend_from_slice(&buf);
+                out.records.push(r);
             }
-            (false, _) => return Ok((records, Some(good_bytes))),
-            (true, Err(e)) => anyhow::bail!(
-                "{} line {lineno} is not a cell record ({e}); the journal is corrupt: move the \
-                 results folder away to start over",
-                path.display()
-            ),
+            Ok((r, false)) => unsealed.push((lineno, buf.clone(), r)),
+            Err(reason) => out.damage.push(Damage {
+                location: format!("{} line {lineno}", path.display()),
+                reason,
+                content: String::from_utf8_lossy(&buf).into_owned(),
+            }),
         }
     }
-    Ok((records, None))
+    for (lineno, bytes, r) in unsealed {
+        if sealed_seen {
+            out.damage.push(Damage {
+                location: format!("{} line {lineno}", path.display()),
+                reason: "no checksum among checksummed lines".into(),
+                content: String::from_utf8_lossy(&bytes).into_owned(),
+            });
+        } else {
+            out.good_lines.extend_from_slice(&bytes);
+            out.records.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// Checks that a record's key names its own fields and that every value is in its range; the
+/// error says which.
+pub fn validate(r: &CellRecord) -> Result<(), String> {
+    let prefix = format!("{}|{}|{}|", r.method, r.epsilon, r.trial);
+    let fp = r.key.strip_prefix(&prefix).ok_or_else(|| {
+        format!(
+            "key {:?} does not match its fields (method {:?}, ε {}, trial {})",
+            r.key, r.method, r.epsilon, r.trial
+        )
+    })?;
+    if fp.len() != 16 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("key {:?} has no 16-digit fingerprint", r.key));
+    }
+    if r.method.is_empty() || r.kind.is_empty() {
+        return Err("empty method or kind".into());
+    }
+    if !(r.epsilon > 0.0 && r.epsilon.is_finite()) {
+        return Err(format!("ε = {} is not > 0 and finite", r.epsilon));
+    }
+    if !(r.delta > 0.0 && r.delta < 1.0) {
+        return Err(format!("δ = {} is not in (0, 1)", r.delta));
+    }
+    // NaN accuracy is allowed (it poisons a mean visibly); a number must be a percentage.
+    if !(r.accuracy.is_nan() || (0.0..=100.0).contains(&r.accuracy)) {
+        return Err(format!("accuracy = {} is not in [0, 100]", r.accuracy));
+    }
+    if r.epsilon_accounted < 0.0 {
+        return Err(format!(
+            "epsilon_accounted = {} is negative",
+            r.epsilon_accounted
+        ));
+    }
+    if !(r.details.is_object() || r.details.is_null()) {
+        return Err("details is not a JSON object".into());
+    }
+    Ok(())
 }
 
 /// An `f64` as JSON: a number, or a string for ±∞ and NaN, which JSON numbers cannot hold
@@ -198,7 +358,26 @@ fn line(r: &CellRecord) -> Line<'_> {
     }
 }
 
+/// The members of a journal line (a line with any other member is damaged).
+const FIELDS: [&str; 11] = [
+    "key",
+    "method",
+    "kind",
+    "epsilon",
+    "delta",
+    "trial",
+    "seed",
+    "accuracy",
+    "epsilon_accounted",
+    "wall_ms",
+    "details",
+];
+
 fn from_json(v: &Value) -> Result<CellRecord, String> {
+    let obj = v.as_object().ok_or("not a JSON object")?;
+    if let Some(k) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        return Err(format!("unknown member {k:?}"));
+    }
     let text = |key: &str| {
         v.get(key)
             .and_then(Value::as_str)
@@ -221,8 +400,16 @@ fn from_json(v: &Value) -> Result<CellRecord, String> {
         accuracy: get_num(v, "accuracy")?,
         epsilon_accounted: get_num(v, "epsilon_accounted")?,
         wall_ms: get_num(v, "wall_ms")?,
-        details: v.get("details").cloned().unwrap_or(Value::Null),
+        details: v.get("details").cloned().ok_or("no `details`")?,
     })
+}
+
+/// The canonical JSON of a record's contents, wall time left out (it is a measurement, kept
+/// in `timings.csv`): what the compacted tables' per-row checksum covers.
+pub fn contents_json(r: &CellRecord) -> Vec<u8> {
+    let mut l = line(r);
+    l.wall_ms = Num(f64::NAN);
+    serde_json::to_vec(&l).expect("a record serialises")
 }
 
 #[cfg(test)]
@@ -231,17 +418,18 @@ mod tests {
     use serde_json::json;
 
     fn row(trial: u32) -> CellRecord {
+        let epsilon = 0.1 + f64::from(trial) * 1e-17;
         CellRecord {
             method: "m".into(),
             kind: "dpsgd".into(),
-            epsilon: 0.1 + f64::from(trial) * 1e-17,
+            epsilon,
             delta: 1e-5,
             trial,
             seed: u64::MAX - u64::from(trial),
             accuracy: 1.0 / 3.0,
             epsilon_accounted: f64::INFINITY,
             wall_ms: f64::NAN,
-            key: format!("m|0.1|{trial}|ab"),
+            key: format!("m|{epsilon}|{trial}|0123456789abcdef"),
             details: json!({"noise": 2.0f64.sqrt(), "w": [1, -2]}),
         }
     }
@@ -300,12 +488,54 @@ mod tests {
         }
     }
 
+    /// Damaged lines anywhere (garbage, a valid-JSON edit, a key that does not match its
+    /// fields, an out-of-range value) are set aside one by one; the good lines stay, readers
+    /// get an error naming the line.
     #[test]
-    fn a_bad_line_in_the_middle_is_corruption() {
+    fn damaged_lines_are_set_aside_and_only_they() {
         let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = Journal::open(dir.path()).unwrap();
+        for t in 0..6 {
+            j.append(&row(t)).unwrap();
+        }
+        j.flush().unwrap();
+        drop(j);
         let path = dir.path().join(JOURNAL_FILE);
-        std::fs::write(&path, "{\"key\": 1}\n{}\n").unwrap();
-        let err = format!("{:#}", Journal::open(dir.path()).err().unwrap());
-        assert!(err.contains("line 1") && err.contains("corrupt"), "{err}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines[1] = "garbage".into();
+        lines[2] = lines[2].replace("0.3333333333333333", "0.9333333333333333");
+        lines[4] = lines[4].replace("\"sum\"", "\"sun\"");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let err = format!("{:#}", read(&path).unwrap_err());
+        assert!(err.contains("line 2") && err.contains("re-run"), "{err}");
+        let (_, back) = Journal::open(dir.path()).unwrap();
+        let trials: Vec<u32> = back.iter().map(|r| r.trial).collect();
+        assert_eq!(trials, [0, 3, 5]);
+        let damaged = std::fs::read_to_string(dir.path().join(DAMAGED_FILE)).unwrap();
+        assert!(damaged.contains("line 3: checksum mismatch"), "{damaged}");
+        assert!(damaged.contains("line 5: unknown member"), "{damaged}");
+        // Reported once: the journal now holds only the good lines.
+        assert_eq!(read(&path).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn records_that_contradict_their_key_or_ranges_are_refused() {
+        let r = row(1);
+        validate(&r).unwrap();
+        let mut short = r.clone();
+        short.key = format!("m|{}|1|ab", r.epsilon);
+        assert!(validate(&short).unwrap_err().contains("16-digit"));
+        let bad = |f: &dyn Fn(&mut CellRecord)| {
+            let mut b = r.clone();
+            f(&mut b);
+            validate(&b).unwrap_err()
+        };
+        assert!(bad(&|b| b.trial = 2).contains("does not match"));
+        assert!(bad(&|b| b.method = "n".into()).contains("does not match"));
+        assert!(bad(&|b| b.accuracy = 1.95e185).contains("[0, 100]"));
+        assert!(bad(&|b| b.accuracy = -1.0).contains("[0, 100]"));
+        assert!(bad(&|b| b.delta = 1.0).contains("δ"));
+        assert!(bad(&|b| b.epsilon_accounted = -0.5).contains("negative"));
     }
 }

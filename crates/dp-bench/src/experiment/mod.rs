@@ -2,6 +2,7 @@
 //! kind), the parallel runner, the results store and the summaries.
 
 pub mod cells_file;
+pub mod checksum;
 pub mod config;
 pub mod grid;
 pub mod journal;

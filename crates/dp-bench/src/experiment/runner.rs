@@ -130,6 +130,7 @@ pub fn run_part(
         }
     };
     let mut store = Store::open(&dir)?;
+    set_aside_stale(&mut store, &cells, &dir)?;
     report::write_config_copy(&dir, cfg)?;
     if let Some(s) = shard {
         shard::write_info(
@@ -184,6 +185,36 @@ pub fn run_part(
         seconds: start.elapsed().as_secs_f64(),
         store_seconds: store.busy().as_secs_f64(),
     })
+}
+
+/// Moves the stored cells that are not cells of `cells` (an earlier version of the config: a
+/// method removed or changed, fewer trials, other ε) to the folder's `stale/`, and says so, so
+/// that a summary never mixes them in. A stored cell whose key is current but whose seed or
+/// kind differs from the config's is damage and goes the same way (it is re-run).
+pub fn set_aside_stale(store: &mut Store, cells: &[Cell], dir: &Path) -> anyhow::Result<()> {
+    let current: std::collections::HashMap<String, u64> =
+        cells.iter().map(|c| (c.key(), c.seed)).collect();
+    let gone = store.set_aside(|r| current.get(&r.key) == Some(&r.seed))?;
+    if gone.is_empty() {
+        return Ok(());
+    }
+    let mut by_method: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in &gone {
+        *by_method.entry(r.method.as_str()).or_default() += 1;
+    }
+    let list: Vec<String> = by_method
+        .iter()
+        .map(|(m, n)| format!("{m}: {n}"))
+        .collect();
+    eprintln!(
+        "note: {} stored cell(s) in {} are not cells of this config (an earlier version of \
+         it: {}); moved to {}, they are not in this run's tables or summary",
+        gone.len(),
+        dir.display(),
+        list.join(", "),
+        dir.join(super::store::STALE_DIR).display()
+    );
+    Ok(())
 }
 
 /// Writes the summary tables and the accuracy figure of a finished set of cells.

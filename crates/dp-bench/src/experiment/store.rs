@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use super::cells_file;
-use super::journal::Journal;
+use super::journal::{Journal, damage_error, set_aside_damage};
 pub use super::record::CellRecord;
 
 /// The results folder of one config (or one shard of it).
@@ -30,6 +30,8 @@ pub struct Store {
 
 /// Name of the lock file that keeps two runs from writing one results folder.
 const LOCK_FILE: &str = ".dp-bench.lock";
+/// Sub-folder of a results folder where cells of an earlier version of its config are kept.
+pub const STALE_DIR: &str = "stale";
 
 impl Store {
     /// Opens `dir`, loading finished cells from the compacted files and the journal; cells
@@ -41,8 +43,11 @@ impl Store {
         let lock = lock_dir(dir)?;
         let start = Instant::now();
         let (journal, logged) = Journal::open(dir)?;
-        let resumed = !logged.is_empty();
-        let (rows, keys) = with_journal(dir, logged)?;
+        let had_log = !logged.is_empty();
+        let (rows, keys, damage) = with_journal(dir, logged)?;
+        set_aside_damage(dir, &damage)?;
+        // Compacting drops damaged rows from the tables, so they are reported once.
+        let resumed = had_log || !damage.is_empty();
         let indexed = rows.len();
         let mut store = Store {
             dir: dir.to_path_buf(),
@@ -106,6 +111,33 @@ impl Store {
         Ok(())
     }
 
+    /// Moves the cells that `keep` rejects out of the tables into `dir/stale/cells.log` (a
+    /// journal: nothing is thrown away, and no summary counts them), compacting at once, and
+    /// returns them. A results folder then only ever holds the cells of one config.
+    pub fn set_aside(
+        &mut self,
+        keep: impl Fn(&CellRecord) -> bool,
+    ) -> anyhow::Result<Vec<CellRecord>> {
+        let (kept, gone): (Vec<CellRecord>, Vec<CellRecord>) =
+            std::mem::take(&mut self.rows).into_iter().partition(|r| keep(r));
+        self.rows = kept;
+        if gone.is_empty() {
+            return Ok(gone);
+        }
+        let stale = self.dir.join(STALE_DIR);
+        std::fs::create_dir_all(&stale)
+            .with_context(|| format!("cannot create {}", stale.display()))?;
+        let (mut journal, _) = Journal::open(&stale)?;
+        for r in &gone {
+            journal.append(r)?;
+        }
+        journal.flush()?;
+        self.keys = self.rows.iter().map(|r| r.key.clone()).collect();
+        self.indexed = self.rows.len();
+        self.compact()?;
+        Ok(gone)
+    }
+
     /// Time spent in the store so far (opening, appending, compacting).
     pub fn busy(&self) -> Duration {
         self.busy
@@ -162,21 +194,27 @@ pub fn write_text_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
 /// its lock (for figures, which only read); empty when the folder has none.
 pub fn read_cells(dir: &Path) -> anyhow::Result<Vec<CellRecord>> {
     let logged = super::journal::read(&dir.join(super::journal::JOURNAL_FILE))?;
-    let (mut rows, _) = with_journal(dir, logged)?;
+    let (mut rows, _, damage) = with_journal(dir, logged)?;
+    if !damage.is_empty() {
+        return Err(damage_error(dir, &damage));
+    }
     rows.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(rows)
 }
 
 /// The compacted cells of `dir`, then the journal's `logged` cells not among them (a cell in
-/// both, killed between compaction and truncation, is kept once), and the keys of all.
+/// both, killed between compaction and truncation, is kept once), the keys of all, and the
+/// compacted rows that failed their checks.
 fn with_journal(
     dir: &Path,
     logged: Vec<CellRecord>,
-) -> anyhow::Result<(Vec<CellRecord>, HashSet<String>)> {
-    let mut rows = cells_file::read(dir)?;
-    let mut keys: HashSet<String> = rows.iter().map(|r| r.key.clone()).collect();
+) -> anyhow::Result<(Vec<CellRecord>, HashSet<String>, Vec<super::journal::Damage>)> {
+    let (mut rows, damage) = cells_file::read(dir)?;
+    let mut keys: HashSet<String> = HashSet::with_capacity(rows.len());
+    // A key twice in the tables is damage too (keys are unique): the first copy is kept.
+    rows.retain(|r| keys.insert(r.key.clone()));
     rows.extend(logged.into_iter().filter(|r| keys.insert(r.key.clone())));
-    Ok((rows, keys))
+    Ok((rows, keys, damage))
 }
 
 #[cfg(test)]
@@ -195,7 +233,7 @@ mod tests {
             details: serde_json::json!({"noise": 6.86, "scores": [[0.1, 83.2]]}),
             epsilon_accounted: 0.99,
             wall_ms: 12.5,
-            key: format!("alg1|1|{trial}|abc"),
+            key: format!("alg1|1|{trial}|0123456789abcdef"),
         }
     }
 
@@ -214,13 +252,13 @@ mod tests {
         let mut s = Store::open(dir.path()).unwrap();
         s.append(row(1)).unwrap();
         s.append(row(0)).unwrap();
-        assert!(s.contains("alg1|1|1|abc"));
+        assert!(s.contains("alg1|1|1|0123456789abcdef"));
         s.compact().unwrap();
         assert_eq!(s.rows()[0].trial, 0, "sorted by key");
         drop(s);
         let mut s2 = Store::open(dir.path()).unwrap();
         assert_eq!(s2.rows().len(), 2);
-        assert!(s2.contains("alg1|1|1|abc"));
+        assert!(s2.contains("alg1|1|1|0123456789abcdef"));
         assert_eq!(s2.rows()[0].seed, u64::MAX - 3);
         assert_eq!(s2.rows()[0].detail("noise"), 6.86);
         assert_eq!(s2.rows()[0].wall_ms, 12.5, "wall time from timings.csv");
@@ -283,7 +321,7 @@ mod tests {
                 .len(),
             0
         );
-        assert_eq!(cells_file::read(dir.path()).unwrap().len(), 3);
+        assert_eq!(cells_file::read(dir.path()).unwrap().0.len(), 3);
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! Aggregation of finished cells into the paper's table: mean test accuracy and 95% CI.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::config::Config;
+use super::grid::expand;
 use super::record::CellRecord;
 use super::store::write_text_atomic;
+use crate::figures::csv::field as csv_field;
+use crate::report::html::md_cell;
 
 /// One row of `summary.csv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,11 +60,14 @@ pub fn mean_ci95(xs: &[f64]) -> (f64, f64) {
 /// Aggregates cells per (method, ε), each method deciding how its trials combine
 /// ([`crate::methods::Method::aggregate`]: dishonest tuning reports the single learning rate
 /// with the best mean accuracy over trials; every other method averages what each trial
-/// released). Cells of methods or ε no longer in the config are left out.
+/// released). Only cells of the config's own cell set count (same key, so the same
+/// parameters, dataset, δ, seed and trial range): cells of an earlier version of the config
+/// are left out, and so a summary never reports more trials than the config has.
 pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
+    let current: HashSet<String> = expand(cfg).iter().map(|c| c.key()).collect();
     let mut groups: BTreeMap<(String, u64), Vec<&CellRecord>> = BTreeMap::new();
     for r in rows {
-        if cfg.methods.contains_key(&r.method) && cfg.epsilons.contains(&r.epsilon) {
+        if current.contains(&r.key) {
             groups
                 .entry((r.method.clone(), r.epsilon.to_bits()))
                 .or_default()
@@ -105,13 +111,13 @@ pub fn write(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<()> {
     for r in rows {
         csv.push_str(&format!(
             "{},{},{:.4},{:.4},{},{:.4},{},{}\n",
-            r.method,
+            csv_field(&r.method),
             r.epsilon,
             r.mean_accuracy,
             r.ci95,
             r.trials,
             r.std,
-            r.chosen.as_deref().unwrap_or(""),
+            csv_field(r.chosen.as_deref().unwrap_or("")),
             r.epsilon_certified
         ));
     }
@@ -134,7 +140,11 @@ pub fn markdown_table(rows: &[SummaryRow]) -> String {
     eps.dedup();
     let mut s = format!(
         "| ε | {} |\n|---|{}\n",
-        methods.join(" | "),
+        methods
+            .iter()
+            .map(|m| md_cell(m))
+            .collect::<Vec<_>>()
+            .join(" | "),
         "---|".repeat(methods.len())
     );
     for e in eps {

@@ -1,6 +1,11 @@
 //! Evaluated points and their checkpoint: `points.jsonl`, one JSON line appended (and synced)
 //! per finished point, so a killed study loses at most the point it was evaluating and resumes
 //! from the rest. A torn last line (the process died mid-write) is dropped on reading.
+//!
+//! Every line carries a checksum ([`crate::experiment::checksum`]) and its point's index, so a
+//! duplicated, deleted, swapped or edited line is found: a study is sequential (each point may
+//! depend on those before it), so the points before the first damaged line are kept, the rest
+//! are set aside in `damaged.log` and the study goes on from there, as an uninterrupted run.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -10,6 +15,8 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::space::DIM;
+use crate::experiment::checksum::{self, Opened};
+use crate::experiment::journal::{Damage, damage_error, set_aside_damage};
 use crate::experiment::store::{lock_dir, write_text_atomic};
 
 /// Where a point came from.
@@ -132,12 +139,13 @@ impl PointLog {
             Err(_) => write_text_atomic(&fp_path, fingerprint)?,
         }
         let path = dir.join("points.jsonl");
-        let points = read_points(&path)?;
-        // Rewrite without a torn tail so that appends start on a fresh line.
-        let text: String = points
-            .iter()
-            .map(|p| serde_json::to_string(p).map(|s| s + "\n"))
-            .collect::<Result<_, _>>()?;
+        let (points, damage) = scan(&path)?;
+        set_aside_damage(dir, &damage)?;
+        // Rewrite without a torn tail or damage so that appends start on a fresh line.
+        let mut text = String::new();
+        for p in &points {
+            text.push_str(&sealed_line(p)?);
+        }
         write_text_atomic(&path, &text)?;
         let file = OpenOptions::new()
             .append(true)
@@ -158,7 +166,14 @@ impl PointLog {
 
     /// Appends and syncs one finished point.
     pub fn append(&mut self, p: Point) -> anyhow::Result<()> {
-        let line = serde_json::to_string(&p)? + "\n";
+        anyhow::ensure!(
+            p.index == self.points.len(),
+            "point {} appended as number {} of {}",
+            p.index,
+            self.points.len(),
+            self.path.display()
+        );
+        let line = sealed_line(&p)?;
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.sync_data())
@@ -168,25 +183,120 @@ impl PointLog {
     }
 }
 
-/// Every whole line of a checkpoint; a final line without its newline is a torn write.
+/// A point's checkpoint line: its JSON with a checksum, and a newline.
+fn sealed_line(p: &Point) -> anyhow::Result<String> {
+    let body = serde_json::to_vec(p)?;
+    Ok(String::from_utf8(checksum::seal(&body))? + "\n")
+}
+
+/// Every whole line of a checkpoint; a final line without its newline is a torn write. A
+/// damaged line is an error naming it (readers must not silently draw a different front).
 pub fn read_points(path: &Path) -> anyhow::Result<Vec<Point>> {
-    let text = match std::fs::read_to_string(path) {
+    let (points, damage) = scan(path)?;
+    if !damage.is_empty() {
+        return Err(damage_error(
+            path.parent().unwrap_or(Path::new(".")),
+            &damage,
+        ));
+    }
+    Ok(points)
+}
+
+/// The members of a point's line (any other member is damage).
+const FIELDS: [&str; 14] = [
+    "index",
+    "source",
+    "x",
+    "epochs",
+    "lot",
+    "lr",
+    "clip",
+    "noise_multiplier",
+    "steps",
+    "epsilon",
+    "accuracies",
+    "diverged",
+    "wall_ms",
+    "bo",
+];
+
+/// The good points before the first damaged line, and the damaged line and every later one.
+fn scan(path: &Path) -> anyhow::Result<(Vec<Point>, Vec<Damage>)> {
+    let text = match std::fs::read(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    let whole = match text.rfind('\n') {
+    let whole = match text.iter().rposition(|&b| b == b'\n') {
         Some(i) => &text[..=i],
-        None => "",
+        None => &[][..],
     };
-    whole
-        .lines()
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .with_context(|| format!("{} line {}: not a point", path.display(), i + 1))
-        })
-        .collect()
+    let lines: Vec<&[u8]> = whole.split_inclusive(|&b| b == b'\n').collect();
+    // A checkpoint written since checksums exist has them on every line.
+    let sealed = lines
+        .iter()
+        .any(|l| matches!(checksum::open(l), Ok(Opened::Sealed(_))));
+    let mut points = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match check_line(line, i, sealed) {
+            Ok(p) => points.push(p),
+            Err(reason) => {
+                let damage = lines[i..]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, l)| Damage {
+                        location: format!("{} line {}", path.display(), i + k + 1),
+                        reason: if k == 0 {
+                            reason.clone()
+                        } else {
+                            format!("follows damaged line {} (points are sequential)", i + 1)
+                        },
+                        content: String::from_utf8_lossy(l).into_owned(),
+                    })
+                    .collect();
+                return Ok((points, damage));
+            }
+        }
+    }
+    Ok((points, Vec::new()))
+}
+
+/// Line `i` (0-based) as a point, checked: checksum, members, index, ranges.
+fn check_line(line: &[u8], i: usize, sealed: bool) -> Result<Point, String> {
+    let body = match checksum::open(line)? {
+        Opened::Sealed(b) => b,
+        Opened::Unsealed(_) if sealed => return Err("no checksum among checksummed lines".into()),
+        Opened::Unsealed(b) => b.to_vec(),
+    };
+    let v: serde_json::Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+    if let Some(k) = v
+        .as_object()
+        .and_then(|o| o.keys().find(|k| !FIELDS.contains(&k.as_str())))
+    {
+        return Err(format!("unknown member {k:?}"));
+    }
+    let p: Point = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    if p.index != i {
+        return Err(format!(
+            "holds point {} where point {i} belongs (a line was duplicated, deleted or moved)",
+            p.index
+        ));
+    }
+    if p.epsilon.is_nan() || p.epsilon < 0.0 {
+        return Err(format!("ε = {} is not >= 0", p.epsilon));
+    }
+    if p.accuracies.is_empty()
+        || p
+            .accuracies
+            .iter()
+            .any(|a| !(a.is_nan() || (0.0..=1.0).contains(a)))
+    {
+        return Err(format!("accuracies {:?} are not in [0, 1]", p.accuracies));
+    }
+    if !(p.noise_multiplier > 0.0 && p.lr > 0.0 && p.clip > 0.0 && p.lot >= 1) {
+        return Err("a hyperparameter is out of range".into());
+    }
+    Ok(p)
 }
 
 #[cfg(test)]
@@ -232,6 +342,61 @@ mod tests {
         assert_eq!(back, vec![point(0), point(1), point(2)]);
         assert!((back[0].error() - 0.25).abs() < 1e-15);
         assert!((back[0].error_best() - 0.2).abs() < 1e-15);
+    }
+
+    /// A duplicated, deleted, swapped or edited line (each valid JSON) keeps the points before
+    /// it and sets aside the rest; readers get an error naming the line.
+    #[test]
+    fn damaged_checkpoints_keep_the_good_prefix() {
+        let edits: [(&str, fn(&mut Vec<String>)); 5] = [
+            ("duplicated", |l| l.insert(2, l[1].clone())),
+            ("deleted", |l| {
+                l.remove(2);
+            }),
+            ("swapped", |l| l.swap(2, 3)),
+            ("edited", |l| l[2] = l[2].replace("0.8", "0.9")),
+            ("unsealed", |l| l[2] = serde_json::to_string(&point(2)).unwrap()),
+        ];
+        for (what, edit) in edits {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("points.jsonl");
+            {
+                let mut log = PointLog::open(dir.path(), "{}").unwrap();
+                for i in 0..5 {
+                    log.append(point(i)).unwrap();
+                }
+            }
+            let mut lines: Vec<String> = std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect();
+            edit(&mut lines);
+            std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+            let err = format!("{:#}", read_points(&path).unwrap_err());
+            assert!(err.contains("line 3"), "{what}: {err}");
+            let mut log = PointLog::open(dir.path(), "{}").unwrap();
+            assert_eq!(log.points(), &[point(0), point(1)], "{what}");
+            for i in 2..5 {
+                log.append(point(i)).unwrap();
+            }
+            drop(log);
+            assert_eq!(read_points(&path).unwrap().len(), 5, "{what}");
+            let damaged = std::fs::read_to_string(dir.path().join("damaged.log")).unwrap();
+            assert!(damaged.contains("line 3"), "{what}: {damaged}");
+        }
+    }
+
+    /// Checkpoints written before checksums existed still read.
+    #[test]
+    fn old_checkpoints_without_checksums_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("points.jsonl");
+        let text: String = (0..3)
+            .map(|i| serde_json::to_string(&point(i)).unwrap() + "\n")
+            .collect();
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(read_points(&path).unwrap().len(), 3);
     }
 
     #[test]
