@@ -1,6 +1,7 @@
 //! `dp-bench data …` end to end, with the shared raw-file mirror and a temp cache per test.
 //! Environment variables are set on the child process only, so tests cannot race.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -14,7 +15,7 @@ fn shared_raw() -> PathBuf {
     p
 }
 
-fn dp_bench(cache: &Path, mirror: &Path, args: &[&str]) -> Output {
+fn dp_bench(cache: &Path, mirror: impl AsRef<OsStr>, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dp-bench"))
         .args(args)
         .env("DPBENCH_DATA_DIR", cache)
@@ -119,7 +120,7 @@ fn unknown_dataset_is_a_usage_error() {
         &["data", "info", "adulttt"][..],
         &["data", "fetch", "mnist", "nope"][..],
     ] {
-        let out = dp_bench(cache.path(), &shared_raw(), args);
+        let out = dp_bench(cache.path(), shared_raw(), args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(
@@ -128,4 +129,97 @@ fn unknown_dataset_is_a_usage_error() {
         );
     }
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn info_reports_the_split_that_runs() {
+    let cache = tempfile::tempdir().unwrap();
+    let raw = shared_raw();
+    // a1a ships as a1a.t (train) and a1a (test), and studies run exactly that split.
+    let a1a = info_json(cache.path(), &raw, "a1a");
+    assert_eq!(
+        (a1a["train_rows"].as_u64(), a1a["test_rows"].as_u64()),
+        (Some(30_956), Some(1_605))
+    );
+    assert_eq!(a1a["split"]["kind"], "fixed", "{a1a}");
+    assert_eq!(a1a["split"]["train_rows"], 30_956);
+    let out = dp_bench(cache.path(), &raw, &["data", "info", "a1a"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("train / test rows  30956 / 1605"), "{text}");
+    assert!(text.contains("split              fixed"), "{text}");
+    // Datasets without their own split: the grid configs' default shuffle.
+    let l = info_json(cache.path(), &raw, "synthetic-l");
+    assert_eq!(
+        (l["train_rows"].as_u64(), l["test_rows"].as_u64()),
+        (Some(8_000), Some(2_000))
+    );
+    assert_eq!(l["split"]["kind"], "shuffled", "{l}");
+    assert_eq!(l["split"]["seed"], 10_000_019);
+}
+
+#[test]
+fn a_bit_flip_in_the_processed_cache_is_named_and_rebuilt() {
+    let cache = tempfile::tempdir().unwrap();
+    let raw = shared_raw();
+    let first = info_json(cache.path(), &raw, "adult");
+    let file = PathBuf::from(first["cache_file"].as_str().unwrap());
+    let good = std::fs::read(&file).unwrap();
+    let mut bad = good.clone();
+    // The least significant byte of the last feature value (a sha256 trails the file).
+    let at = bad.len() - 32 - 8;
+    bad[at] ^= 1;
+    std::fs::write(&file, &bad).unwrap();
+
+    let out = dp_bench(cache.path(), &raw, &["data", "info", "adult", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&file.display().to_string()) && stderr.contains("checksum mismatch"),
+        "{stderr}"
+    );
+    let again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(again, first);
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        good,
+        "rebuilt to the same bytes"
+    );
+    let out = dp_bench(cache.path(), &raw, &["data", "info", "adult", "--json"]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_unreachable_http_mirror_is_not_reported_as_missing_files() {
+    // A loopback port nothing listens on: bound by the OS, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mirror = format!("http://127.0.0.1:{port}/");
+    let cache = tempfile::tempdir().unwrap();
+    let out = dp_bench(cache.path(), &mirror, &["data", "fetch", "a1a"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("not in mirror"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "mirror failed (http://127.0.0.1:{port}/a1a/a1a.t)"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.to_lowercase().contains("connection refused"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("downloads are disabled"), "{stderr}");
 }

@@ -96,8 +96,12 @@ pub fn obtain(cfg: &DataConfig, dataset: &str, file: &RawFile) -> Result<Fetched
     if let Some(mirror) = &cfg.mirror {
         let origin = mirror.describe(dataset, file.name);
         match from_mirror(mirror, dataset, file)? {
-            Some(bytes) => return store(file, bytes, &origin, path),
-            None => reasons.push(format!("not in mirror ({origin})")),
+            MirrorLookup::Found(bytes) => return store(file, bytes, &origin, path),
+            MirrorLookup::Absent => reasons.push(format!("not in mirror ({origin})")),
+            MirrorLookup::Failed(e) => {
+                cfg.note(format_args!("mirror {origin} failed: {e}"));
+                reasons.push(format!("mirror failed ({origin}): {e}"));
+            }
         }
     } else {
         reasons.push("no mirror set".to_string());
@@ -157,34 +161,65 @@ fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>> {
     }
 }
 
-/// `Ok(None)` when the mirror simply lacks the file.
-fn from_mirror(mirror: &Mirror, dataset: &str, file: &RawFile) -> Result<Option<Vec<u8>>> {
+/// What a mirror said about one file.
+enum MirrorLookup {
+    Found(Vec<u8>),
+    /// The mirror answered that it lacks the file (no such path, HTTP 404).
+    Absent,
+    /// The mirror could not be asked (refused or timed-out connection, DNS, TLS, HTTP 5xx):
+    /// kept apart from [`MirrorLookup::Absent`] so that a down mirror is not reported as an
+    /// incomplete one.
+    Failed(String),
+}
+
+fn from_mirror(mirror: &Mirror, dataset: &str, file: &RawFile) -> Result<MirrorLookup> {
     match mirror {
-        Mirror::Dir(dir) => read_if_exists(&dir.join(dataset).join(file.name)),
+        Mirror::Dir(dir) => Ok(read_if_exists(&dir.join(dataset).join(file.name))?
+            .map_or(MirrorLookup::Absent, MirrorLookup::Found)),
         Mirror::Http(base) => {
             let url = format!("{base}/{dataset}/{}", file.name);
-            // An unreachable HTTP mirror is like a missing file: fall through to the canonical URL.
-            Ok(http_get(&url).unwrap_or(None))
+            // Not a hard error: the canonical URL may still serve the file.
+            Ok(match http_get(&url) {
+                Ok(Some(bytes)) => MirrorLookup::Found(bytes),
+                Ok(None) => MirrorLookup::Absent,
+                Err(e) => MirrorLookup::Failed(e),
+            })
         }
     }
 }
 
-/// GET `url`; `Ok(None)` on 404.
+/// GET `url`; `Ok(None)` on 404, `Err` with the whole cause chain otherwise.
 fn http_get(url: &str) -> std::result::Result<Option<Vec<u8>>, String> {
     let client = reqwest::blocking::Client::builder()
         .user_agent(concat!("dp-bench/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(Duration::from_secs(30))
         .timeout(Duration::from_secs(3600))
         .build()
-        .map_err(|e| e.to_string())?;
-    let resp = client.get(url).send().map_err(|e| e.to_string())?;
+        .map_err(|e| with_causes(&e))?;
+    let resp = client.get(url).send().map_err(|e| with_causes(&e))?;
     if resp.status() == reqwest::StatusCode::NOT_FOUND {
         return Ok(None);
     }
-    let mut resp = resp.error_for_status().map_err(|e| e.to_string())?;
+    let mut resp = resp.error_for_status().map_err(|e| with_causes(&e))?;
     let mut bytes = Vec::new();
-    resp.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    resp.read_to_end(&mut bytes).map_err(|e| with_causes(&e))?;
     Ok(Some(bytes))
+}
+
+/// `e` and its sources joined with `: `. reqwest's own message is only "error sending request
+/// for url (…)"; the reason (connection refused, DNS, TLS) is in the source chain.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut msg = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !msg.contains(&text) {
+            msg.push_str(": ");
+            msg.push_str(&text);
+        }
+        source = s.source();
+    }
+    msg
 }
 
 /// Decompresses a whole `.gz` (all members) into memory.
@@ -278,6 +313,62 @@ mod tests {
         for needle in ["f.txt", FILE.url, "DPBENCH_DATA_MIRROR", "ds/f.txt"] {
             assert!(msg.contains(needle), "{needle} missing from: {msg}");
         }
+    }
+
+    fn http_mirror_config(base: String) -> (tempfile::TempDir, DataConfig) {
+        let cache = tempfile::tempdir().unwrap();
+        let cfg = DataConfig::new(cache.path().join("c"))
+            .with_mirror(Mirror::Http(base))
+            .with_download(false);
+        (cache, cfg)
+    }
+
+    /// A loopback port nothing listens on: bound by the OS, then released.
+    fn closed_port() -> u16 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    }
+
+    #[test]
+    fn unreachable_http_mirror_reports_the_transport_error_not_a_missing_file() {
+        let base = format!("http://127.0.0.1:{}", closed_port());
+        let (_c, cfg) = http_mirror_config(base.clone());
+        let msg = obtain(&cfg, "ds", &FILE).err().unwrap().to_string();
+        assert!(!msg.contains("not in mirror"), "{msg}");
+        assert!(
+            msg.contains(&format!("mirror failed ({base}/ds/f.txt)")),
+            "{msg}"
+        );
+        assert!(msg.to_lowercase().contains("connection refused"), "{msg}");
+        assert!(!cfg.cache_dir.exists(), "nothing may be written");
+    }
+
+    #[test]
+    fn http_mirror_404_is_a_missing_file() {
+        use std::io::BufRead;
+        let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", server.local_addr().unwrap());
+        let answer = std::thread::spawn(move || {
+            let (conn, _) = server.accept().unwrap();
+            let mut reader = std::io::BufReader::new(&conn);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap() > 0 && line != "\r\n" {
+                line.clear();
+            }
+            (&conn)
+                .write_all(
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                )
+                .unwrap();
+        });
+        let (_c, cfg) = http_mirror_config(base.clone());
+        let msg = obtain(&cfg, "ds", &FILE).err().unwrap().to_string();
+        answer.join().unwrap();
+        assert!(
+            msg.contains(&format!("not in mirror ({base}/ds/f.txt)")),
+            "{msg}"
+        );
+        assert!(!msg.contains("mirror failed"), "{msg}");
     }
 
     /// Finished files get the mode the user's umask gives new files, not tempfile's 0600.

@@ -9,7 +9,7 @@
 //! - Parsed datasets are cached in a binary format keyed by the raw hashes and the recipe
 //!   ([`cache`]), so a second load is a file read.
 //! - [`Preprocess`] applies the papers' row normalisation / clipping / bias column and a seeded
-//!   80/20 split.
+//!   80/20 split; datasets distributed with their own split keep it ([`SplitRule`]).
 //!
 //! ```no_run
 //! let split = dp_data::load("adult", &dp_data::Preprocess::redberg())?;
@@ -26,6 +26,7 @@ pub mod load;
 pub mod numpy_rng;
 pub mod parse;
 pub mod registry;
+pub mod split;
 pub mod synthetic;
 
 use std::path::PathBuf;
@@ -35,6 +36,7 @@ pub use dataset::{Dataset, Preprocess, Split};
 pub use error::{DataError, Result};
 pub use load::DatasetInfo;
 pub use registry::{DatasetId, DatasetSpec, RawFile};
+pub use split::SplitRule;
 pub use synthetic::MakeClassification;
 
 /// All registered datasets, in listing order.

@@ -16,6 +16,7 @@ use crate::error::{DataError, Result};
 use crate::fetch::{Fetched, bunzip2, gunzip, obtain};
 use crate::parse::{adult, adult_neel, covertype, gisette, idx, kddcup, rcv1, realsim, svmlight};
 use crate::registry::DatasetId;
+use crate::split::SplitRule;
 use crate::synthetic::MakeClassification;
 
 /// Bumped whenever a parser's output changes, so stale processed caches are not reused.
@@ -40,9 +41,11 @@ pub struct DatasetInfo {
     pub positive_fraction: f64,
     /// Number of classes (2 for binary tasks).
     pub classes: usize,
-    /// Training rows under the default 80/20 split.
+    /// How runs split the rows by default ([`SplitRule::default_for`]).
+    pub split: SplitRule,
+    /// Training rows under `split`.
     pub train_rows: usize,
-    /// Test rows under the default 80/20 split.
+    /// Test rows under `split`.
     pub test_rows: usize,
     /// Raw file name → pinned sha256 (empty for generated data).
     pub sha256: BTreeMap<String, String>,
@@ -173,13 +176,19 @@ impl DataConfig {
     pub fn dataset(&self, id: DatasetId) -> Result<Dataset> {
         let key = cache_key(id);
         let path = self.cache_path(id);
-        if let Some(d) = cache::read(&path, &key)? {
-            return Ok(d);
+        match cache::read(&path, &key)? {
+            cache::Cached::Hit(d) => return Ok(d),
+            cache::Cached::Miss => self.note(format_args!(
+                "building {id} (cached afterwards in {})",
+                path.display()
+            )),
+            // Everything in the file is derived from the verified raw files, so rebuilding
+            // gives back exactly the bytes it should have held.
+            cache::Cached::Invalid(why) => self.note(format_args!(
+                "processed cache {} is not usable ({why}); rebuilding {id} from its verified raw files",
+                path.display()
+            )),
         }
-        self.note(format_args!(
-            "building {id} (cached afterwards in {})",
-            path.display()
-        ));
         let d = self.build(id)?;
         d.validate()?;
         let (rows, cols) = expected_shape(id);
@@ -256,8 +265,8 @@ impl DataConfig {
     /// Shape, sparsity, label balance, split sizes and raw hashes of `id`.
     pub fn info(&self, id: DatasetId) -> Result<DatasetInfo> {
         let d = self.dataset(id)?;
-        let pre = Preprocess::default();
-        let train_rows = pre.train_rows(d.len());
+        let split = SplitRule::default_for(id);
+        let (train_rows, test_rows) = split.sizes(d.len());
         Ok(DatasetInfo {
             name: id.name().to_string(),
             summary: id.spec().summary.to_string(),
@@ -270,8 +279,9 @@ impl DataConfig {
             },
             positive_fraction: d.positive_fraction(),
             classes: d.n_classes(),
+            split,
             train_rows,
-            test_rows: d.len() - train_rows,
+            test_rows,
             sha256: id
                 .spec()
                 .files
@@ -322,6 +332,26 @@ mod tests {
             (41, 8_000, 2_000)
         );
         assert!(split.train.x.max_row_norm() <= 2f64.sqrt() + 1e-12);
+    }
+
+    #[test]
+    fn a_bit_flipped_processed_cache_is_rebuilt_to_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = DataConfig::new(dir.path()).with_download(false);
+        let first = cfg.dataset(DatasetId::SyntheticL).unwrap();
+        let path = cfg.cache_path(DatasetId::SyntheticL);
+        let good = std::fs::read(&path).unwrap();
+        let mut bad = good.clone();
+        // Low byte of a feature value near the end: still decodes, to slightly other data.
+        let at = bad.len() - 32 - 8;
+        bad[at] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        assert!(matches!(
+            cache::read(&path, &cache_key(DatasetId::SyntheticL)).unwrap(),
+            cache::Cached::Invalid(_)
+        ));
+        assert_eq!(cfg.dataset(DatasetId::SyntheticL).unwrap(), first);
+        assert_eq!(std::fs::read(&path).unwrap(), good, "rebuilt in place");
     }
 
     #[test]

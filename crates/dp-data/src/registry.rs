@@ -369,7 +369,6 @@ impl DatasetId {
         }
     }
 
-    /// Comma-separated list of all registry names (for error messages).
     /// Rows of the dataset's own training set when it comes with a fixed train/test split
     /// (the first rows train, the rest test), as the papers that use it split it.
     pub fn fixed_train_rows(self) -> Option<usize> {
@@ -380,6 +379,7 @@ impl DatasetId {
         }
     }
 
+    /// Comma-separated list of all registry names (for error messages).
     pub fn valid_names() -> String {
         ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
     }

@@ -67,6 +67,7 @@ pub fn run(args: DataArgs) -> anyhow::Result<()> {
                     "train / test rows  {} / {}",
                     info.train_rows, info.test_rows
                 );
+                println!("split              {}", info.split.describe());
                 for (file, sha) in &info.sha256 {
                     println!("sha256             {sha}  {file}");
                 }

@@ -321,6 +321,7 @@ impl Config {
             methods,
         };
         cfg.validate().map_err(fail)?;
+        crate::methods::check_one_vs_all(&cfg.dataset, &cfg.methods, registry).map_err(fail)?;
         Ok(cfg)
     }
 
@@ -490,7 +491,10 @@ tuning = "honest"
             let e = Config::parse(&cfg, Path::new("x.toml"))
                 .unwrap_err()
                 .to_string();
-            assert!(e.contains("method name") && e.contains("rename it"), "{bad}: {e}");
+            assert!(
+                e.contains("method name") && e.contains("rename it"),
+                "{bad}: {e}"
+            );
             assert!(e.contains("line 9") && !e.contains('\n'), "{e}");
         }
         let ok = GOOD.replace("[methods.alg1]", "[methods.\"Alg-1.v2+x_y\"]");

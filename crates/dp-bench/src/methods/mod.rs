@@ -11,6 +11,7 @@ mod iyengar;
 mod neel;
 pub mod row_clip;
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use serde::de::DeserializeOwned;
@@ -19,6 +20,7 @@ pub use context::{
     Context, LossKind, OptimizerKind, Prepared, public_row_norm_bound, test_accuracy,
 };
 
+use crate::experiment::config::{DatasetConfig, MethodSpec};
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
 use crate::experiment::summary::mean_ci95;
@@ -85,6 +87,50 @@ impl Registry {
         let k: Vec<&str> = self.entries.iter().map(|m| m.kind).collect();
         k.join(", ")
     }
+
+    /// The kinds that honour `dataset.one_vs_all` ([`Method::one_vs_all`] of each kind with
+    /// its defaults; a kind without defaults for every key is left out), comma-separated.
+    pub fn one_vs_all_kinds(&self) -> String {
+        let k: Vec<&str> = self
+            .entries
+            .iter()
+            .filter(|e| (e.parse)(toml::Table::new()).is_ok_and(|m| m.one_vs_all()))
+            .map(|e| e.kind)
+            .collect();
+        if k.is_empty() {
+            "none in this build".into()
+        } else {
+            k.join(", ")
+        }
+    }
+}
+
+/// Refuses `dataset.one_vs_all = true` when a configured method would ignore it: such a
+/// method trains on the binary labels of one class and its results look like a multi-class
+/// answer. The message names the key, each such method and the kinds that support the key.
+pub fn check_one_vs_all(
+    dataset: &DatasetConfig,
+    methods: &BTreeMap<String, MethodSpec>,
+    registry: &Registry,
+) -> Result<(), String> {
+    if !dataset.one_vs_all {
+        return Ok(());
+    }
+    let ignoring: Vec<String> = methods
+        .iter()
+        .filter(|(_, m)| !m.method.one_vs_all())
+        .map(|(name, m)| format!("`methods.{name}` (kind {:?})", m.kind))
+        .collect();
+    if ignoring.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "key `dataset.one_vs_all` = true is not supported by {}, which would train on one \
+         class's labels only; remove the key or those methods (kinds that train one problem \
+         per class: {})",
+        ignoring.join(", "),
+        registry.one_vs_all_kinds()
+    ))
 }
 
 /// What one cell of a method produced (the runner adds the cell's identity and wall time).
@@ -176,6 +222,14 @@ pub trait Method: Send + Sync + Debug {
         Aggregate::per_trial(cells)
     }
 
+    /// Whether the method honours `dataset.one_vs_all = true`: one binary problem per class of
+    /// [`Context::classes`] and an argmax prediction. The default is no, so that a method which
+    /// never reads the classes is refused such a config ([`check_one_vs_all`]) rather than
+    /// silently trained on one class's labels.
+    fn one_vs_all(&self) -> bool {
+        false
+    }
+
     /// Whether the method is a deterministic, non-private reference line (a non-private
     /// optimum): it then runs once, at the config's first ε and trial 0, whatever the grid.
     fn reference(&self) -> bool {
@@ -215,5 +269,94 @@ pub fn param_error(e: dp_core::DpError) -> String {
             allowed,
         } => format!("{}` = {value} {allowed}", name.replace('-', "_")),
         other => format!("…`: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::experiment::config::Config;
+
+    /// A method that declares one-vs-all support, standing for Iyengar et al.'s kinds.
+    #[derive(Debug)]
+    struct PerClass;
+
+    impl Method for PerClass {
+        fn kind(&self) -> &'static str {
+            "per_class"
+        }
+        fn params(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+        fn run(&self, _: &Context<'_>, _: &Cell) -> anyhow::Result<CellOutcome> {
+            anyhow::bail!("not run in these tests")
+        }
+        fn one_vs_all(&self) -> bool {
+            true
+        }
+    }
+
+    static PER_CLASS: MethodEntry = MethodEntry {
+        kind: "per_class",
+        summary: "test",
+        parse: |_| Ok(Box::new(PerClass)),
+    };
+
+    /// Parsed without the key, then set, so the test does not depend on where the config
+    /// calls the check.
+    fn config(methods: &str) -> Config {
+        let text = format!(
+            "seed = 1\ntrials = 1\nepsilons = [1.0]\ndelta = 1e-5\n\
+             [dataset]\nname = \"mnist\"\n{methods}"
+        );
+        let registry = Registry::builtin().with(&PER_CLASS);
+        let mut cfg = Config::parse_with(&text, Path::new("x.toml"), &registry).unwrap();
+        cfg.dataset.one_vs_all = true;
+        cfg
+    }
+
+    #[test]
+    fn one_vs_all_is_refused_for_alg1_and_dpsgd_naming_key_method_and_fix() {
+        let registry = Registry::builtin().with(&PER_CLASS);
+        let cfg = config(
+            "[methods.a]\nkind = \"alg1\"\n[methods.d]\nkind = \"dpsgd\"\ntuning = \"honest\"\n\
+             [methods.p]\nkind = \"per_class\"\n",
+        );
+        let e = check_one_vs_all(&cfg.dataset, &cfg.methods, &registry).unwrap_err();
+        for needle in [
+            "key `dataset.one_vs_all` = true",
+            "`methods.a` (kind \"alg1\")",
+            "`methods.d` (kind \"dpsgd\")",
+            "remove the key or those methods",
+            "per class: ",
+            "per_class",
+        ] {
+            assert!(e.contains(needle), "{needle:?} missing from: {e}");
+        }
+        assert!(!e.contains("`methods.p`"), "{e}");
+
+        let per_class = config("[methods.p]\nkind = \"per_class\"\n");
+        assert_eq!(
+            check_one_vs_all(&per_class.dataset, &per_class.methods, &registry),
+            Ok(())
+        );
+        let mut binary = cfg.clone();
+        binary.dataset.one_vs_all = false;
+        assert_eq!(
+            check_one_vs_all(&binary.dataset, &binary.methods, &registry),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn the_supporting_kinds_are_read_off_the_methods() {
+        let kinds = Registry::builtin().with(&PER_CLASS).one_vs_all_kinds();
+        assert!(kinds.contains("per_class"), "{kinds}");
+        assert!(
+            !kinds.contains("alg1") && !kinds.contains("dpsgd"),
+            "{kinds}"
+        );
     }
 }

@@ -488,6 +488,11 @@ impl<G: Grid> GridMethod<G> {
 }
 
 impl<G: Grid> Method for GridMethod<G> {
+    /// Trains one binary problem per class (Iyengar et al.'s multi-class protocol).
+    fn one_vs_all(&self) -> bool {
+        true
+    }
+
     fn kind(&self) -> &'static str {
         self.grid.kind()
     }

@@ -44,6 +44,11 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
 }
 
 impl Method for NpConfig {
+    /// Trains one binary problem per class (Iyengar et al.'s multi-class protocol).
+    fn one_vs_all(&self) -> bool {
+        true
+    }
+
     fn kind(&self) -> &'static str {
         NP.kind
     }
