@@ -94,3 +94,130 @@ fn the_page_holds_figures_tables_runs_and_provenance() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
 }
+
+/// A summary of Redberg et al.'s Adult grid under `results/redberg2023/adult/`, written by
+/// dpbench's own writer, with a config copy so the run is listed.
+fn adult_summary(results: &Path, methods: &[&str], chosen: Option<&str>) {
+    use dp_bench::experiment::summary::{SummaryRow, write};
+    let dir = results.join("redberg2023").join("adult");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rows = Vec::new();
+    for (i, m) in methods.iter().enumerate() {
+        for eps in [0.1, 1.0] {
+            rows.push(SummaryRow {
+                method: m.to_string(),
+                epsilon: eps,
+                mean_accuracy: 80.0 + i as f64 + eps,
+                ci95: 0.5,
+                trials: 2,
+                chosen_lr: f64::NAN,
+                std: 0.4,
+                chosen: chosen.map(String::from),
+                epsilon_certified: eps,
+            });
+        }
+    }
+    write(&dir, &rows).unwrap();
+    std::fs::write(dir.join("config.toml"), "experiment = \"adult\"\n").unwrap();
+}
+
+fn report(results: &Path, out: &Path) -> std::process::Output {
+    dp_bench(&[
+        "report".as_ref(),
+        results.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ])
+}
+
+#[test]
+fn a_report_holds_only_this_runs_results_and_never_clobbers_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (full, empty) = (dir.path().join("R"), dir.path().join("EMPTY"));
+    adult_summary(&full, &["alg1", "dpsgd_dishonest"], None);
+    std::fs::create_dir_all(&empty).unwrap();
+    let rep = dir.path().join("rep");
+    let fig2 = rep.join("figures/redberg2023/fig2.svg");
+
+    let out = report(&full, &rep);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
+    assert!(html.contains("id=\"figures-redberg2023-fig2\"") && fig2.exists());
+    assert!(rep.join("runs/redberg2023/adult/summary.csv").exists());
+
+    let out = report(&empty, &rep);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
+    assert!(html.contains("Figure 2 skipped"), "the note");
+    assert!(
+        !html.contains("figures-redberg2023-fig2"),
+        "no stale Figure 2 on the page"
+    );
+    assert!(!fig2.exists(), "no stale Figure 2 files");
+    assert!(!rep.join("runs").exists(), "no stale run copies");
+
+    // A file the report did not write: refused (exit 2), both folders left as they were.
+    std::fs::write(rep.join("notes.txt"), "mine").unwrap();
+    let out = report(&full, &rep);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("notes.txt"));
+    assert!(rep.join("notes.txt").exists() && !fig2.exists());
+    let mine = dir.path().join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("thesis.tex"), "x").unwrap();
+    let out = report(&full, &mine);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not written by `dp-bench report`"));
+    assert!(mine.join("thesis.tex").exists() && !mine.join("index.html").exists());
+    // No half-built or old copies are left beside the reports.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["EMPTY", "R", "mine", "rep"]);
+}
+
+#[test]
+fn odd_method_names_in_results_keep_their_columns_and_stay_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let odd = "x,<script>|y\"z";
+    adult_summary(&results, &["alg1", odd], Some("lr=0.1, clip=1"));
+    let summary = std::fs::read_to_string(results.join("redberg2023/adult/summary.csv")).unwrap();
+    assert!(
+        summary.contains("\nalg1,0.1,"),
+        "plain names stay bare: {summary}"
+    );
+    assert!(
+        summary.contains("\n\"x,<script>|y\"\"z\",0.1,"),
+        "{summary}"
+    );
+    let rep = dir.path().join("rep");
+    let out = report(&results, &rep);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
+    assert!(!html.contains("<script"), "names are escaped");
+    assert!(
+        html.contains(
+            "<thead><tr><th>ε</th><th>alg1</th><th>x,&lt;script&gt;|y&quot;z</th></tr></thead>"
+        ),
+        "one column per method"
+    );
+    assert!(
+        html.contains("id=\"figures-redberg2023-fig2\""),
+        "Figure 2 drawn"
+    );
+}

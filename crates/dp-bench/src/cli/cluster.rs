@@ -7,7 +7,8 @@ use anyhow::Context;
 use clap::Args;
 
 use super::usage;
-use crate::cluster::merge::merge;
+use crate::cluster::merge::{merge, study_results};
+use crate::cluster::shell::{path_text, sbatch_value};
 use crate::cluster::slurm::{Resources, Task, scripts, submit_command};
 use crate::experiment::config::Config;
 use crate::experiment::runner;
@@ -21,6 +22,12 @@ pub struct MergeArgs {
 
 /// Merges the finished shards of a results folder.
 pub fn run_merge(args: MergeArgs) -> anyhow::Result<()> {
+    // Not a failure: a study's folder already is its results, as `run --shard I/N` says for
+    // a study's other shards.
+    if let Some(study) = study_results(&args.results) {
+        eprintln!("{study}");
+        return Ok(());
+    }
     let report = merge(&args.results)?;
     eprintln!(
         "merged {} shards: {} cells; results in {}",
@@ -84,10 +91,24 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
     if args.out.is_some() && args.configs.len() > 1 {
         return usage("--out names the results folder of one config; give one config or none");
     }
+    // Checked before anything is read or written, so the message names the flag.
+    for (flag, v) in [
+        ("--partition", &args.partition),
+        ("--time", &args.time),
+        ("--mem", &args.mem),
+    ] {
+        if let Some(v) = v {
+            sbatch_value(flag, v).or_else(usage)?;
+        }
+    }
+    if let Some(d) = &args.scripts {
+        path_text("--scripts", d).or_else(usage)?;
+    }
     let mut tasks = Vec::new();
     for path in &args.configs {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read config {}", path.display()))?;
+        path_text("the config path", path).or_else(usage)?;
         let config = absolute(path)?;
         if crate::pareto::is_study(&text) {
             let cfg = crate::pareto::StudyConfig::load(path)?;
@@ -95,6 +116,7 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
                 .out
                 .clone()
                 .unwrap_or_else(|| cfg.default_out_dir(path));
+            check_out(&out, args.out.is_some(), cfg.output_dir.is_some(), path)?;
             tasks.push(Task {
                 config,
                 out: absolute(&out)?,
@@ -112,6 +134,7 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
                 .out
                 .clone()
                 .unwrap_or_else(|| runner::default_out_dir(path, &cfg));
+            check_out(&out, args.out.is_some(), cfg.output_dir.is_some(), path)?;
             let out = absolute(&out)?;
             for i in 0..args.shards {
                 tasks.push(Task {
@@ -127,7 +150,6 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
         None => tasks[0].out.join("slurm"),
     };
     let logs = dir.join("logs");
-    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let bin = std::env::current_exe().context("cannot locate the dp-bench binary")?;
     let workdir = std::env::current_dir().context("cannot read the current folder")?;
     let stem = args.configs[0]
@@ -147,7 +169,9 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
         &workdir,
         &logs,
         &format!("dpbench-{stem}"),
-    );
+    )
+    .or_else(usage)?;
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let (array, merge_script) = (dir.join("array.sh"), dir.join("merge.sh"));
     for (path, text) in [(&array, &s.array), (&merge_script, &s.merge)] {
         crate::experiment::store::write_text_atomic(path, text)?;
@@ -169,6 +193,19 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
     )?;
     println!("submitted array job {job} and merge job {merge_job}");
     Ok(())
+}
+
+/// Refuses a results folder that no script can name, saying where it came from: `--out`,
+/// the config's `output_dir`, or (by default) the config's file name.
+fn check_out(out: &Path, flag: bool, key: bool, config: &Path) -> anyhow::Result<()> {
+    let what = if flag {
+        "--out".to_string()
+    } else if key {
+        format!("{}: key `output_dir`", config.display())
+    } else {
+        format!("{}: the results folder named after it", config.display())
+    };
+    path_text(&what, out).map(|_| ()).or_else(usage)
 }
 
 /// Runs `sbatch FLAGS SCRIPT` and returns the job id.

@@ -12,7 +12,8 @@ use crate::report::write_report;
 pub struct ReportArgs {
     /// Results folders holding <paper>/<config stem>/ runs and your own runs [default: results].
     results: Vec<PathBuf>,
-    /// Where the page goes (index.html, the figures and copies of the CSV files).
+    /// Where the page goes (index.html, the figures and copies of the CSV files). The folder is
+    /// replaced whole, so it must be new, empty, or one an earlier report wrote.
     #[arg(long, default_value = "report")]
     out: PathBuf,
 }

@@ -5,4 +5,5 @@
 
 pub mod merge;
 pub mod shard;
+pub mod shell;
 pub mod slurm;

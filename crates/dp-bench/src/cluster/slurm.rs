@@ -1,10 +1,13 @@
 //! `dp-bench slurm CONFIG… --shards N`: a Slurm job-array script whose tasks run the configs'
 //! shards (a study config is one task: a study runs whole) and a merge job that depends on the
 //! whole array (`afterok`). Every path in the scripts is absolute and the tasks start in the
-//! current folder, so they run wherever Slurm places them on a shared file system.
+//! current folder, so they run wherever Slurm places them on a shared file system. Every value
+//! in them is quoted or refused by [`super::shell`]: a config or flag cannot add a command.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+use super::shell::{path_text, quote, quote_path, sbatch_value};
 
 /// One array task: a config, its results folder, and its shard (none for a study).
 #[derive(Clone, Debug, PartialEq)]
@@ -39,13 +42,10 @@ pub struct Scripts {
     pub merge: String,
 }
 
-/// Quotes `s` for a POSIX shell.
-fn sh(s: &Path) -> String {
-    format!("'{}'", s.display().to_string().replace('\'', "'\\''"))
-}
-
 /// Builds the scripts: `bin` is the dp-bench binary, `workdir` where tasks start, `logs` where
-/// Slurm writes their output, `name` the job name.
+/// Slurm writes their output, `name` the job name. Refuses (naming the value) anything that
+/// cannot be written safely: text with control characters, paths that are not UTF-8, and a
+/// `logs` path with a backslash (which would switch off Slurm's `%A_%a` file-name patterns).
 pub fn scripts(
     tasks: &[Task],
     res: &Resources,
@@ -53,24 +53,46 @@ pub fn scripts(
     workdir: &Path,
     logs: &Path,
     name: &str,
-) -> Scripts {
+) -> Result<Scripts, String> {
+    let bin = quote_path("the dp-bench binary path", bin)?;
+    let workdir = sbatch_value(
+        "the current folder (--chdir)",
+        path_text("the current folder", workdir)?,
+    )?;
+    let logs_text = path_text("the scripts folder (--scripts)", logs)?;
+    if logs_text.contains('\\') {
+        return Err(format!(
+            "the scripts folder (--scripts) {logs_text:?} contains a backslash, which Slurm's \
+             log file names cannot hold; choose a folder without one"
+        ));
+    }
+    // `%` is Slurm's pattern character in --output: `%%` is a literal one.
+    let logs_pattern = |file: &str| {
+        sbatch_value(
+            "the scripts folder (--scripts)",
+            &format!("{}/{file}", logs_text.replace('%', "%%")),
+        )
+    };
     let mut header = String::from("#!/bin/bash\n");
-    let mut opt = |k: &str, v: &Option<String>| {
+    for (k, v) in [
+        ("partition", &res.partition),
+        ("time", &res.time),
+        ("mem", &res.mem),
+    ] {
         if let Some(v) = v {
+            let v = sbatch_value(&format!("--{k}"), v)?;
             writeln!(header, "#SBATCH --{k}={v}").expect("string");
         }
-    };
-    opt("partition", &res.partition);
-    opt("time", &res.time);
-    opt("mem", &res.mem);
+    }
     let common = header;
+    let job = |suffix: &str| sbatch_value("the job name", &format!("{name}{suffix}"));
 
     let mut array = common.clone();
-    writeln!(array, "#SBATCH --job-name={name}").expect("string");
+    writeln!(array, "#SBATCH --job-name={}", job("")?).expect("string");
     writeln!(array, "#SBATCH --array=0-{}", tasks.len().saturating_sub(1)).expect("string");
     writeln!(array, "#SBATCH --cpus-per-task={}", res.cpus_per_task).expect("string");
-    writeln!(array, "#SBATCH --chdir={}", workdir.display()).expect("string");
-    writeln!(array, "#SBATCH --output={}/%A_%a.out", logs.display()).expect("string");
+    writeln!(array, "#SBATCH --chdir={workdir}").expect("string");
+    writeln!(array, "#SBATCH --output={}", logs_pattern("%A_%a.out")?).expect("string");
     array.push_str(
         "# Written by `dp-bench slurm`. Each task runs one shard of a grid config (or a whole\n\
          # study); a resubmitted task (`sbatch --array=K this-script`) resumes its shard.\n\
@@ -85,10 +107,9 @@ pub fn scripts(
             .unwrap_or_default();
         writeln!(
             array,
-            "  {k}) exec {} run {} --out {}{shard} --quiet ;;",
-            sh(bin),
-            sh(&t.config),
-            sh(&t.out)
+            "  {k}) exec {bin} run {} --out {}{shard} --quiet ;;",
+            quote_path("the config path", &t.config)?,
+            quote_path("the results folder", &t.out)?,
         )
         .expect("string");
     }
@@ -97,10 +118,10 @@ pub fn scripts(
     );
 
     let mut merge = common;
-    writeln!(merge, "#SBATCH --job-name={name}-merge").expect("string");
+    writeln!(merge, "#SBATCH --job-name={}", job("-merge")?).expect("string");
     writeln!(merge, "#SBATCH --cpus-per-task=1").expect("string");
-    writeln!(merge, "#SBATCH --chdir={}", workdir.display()).expect("string");
-    writeln!(merge, "#SBATCH --output={}/%j-merge.out", logs.display()).expect("string");
+    writeln!(merge, "#SBATCH --chdir={workdir}").expect("string");
+    writeln!(merge, "#SBATCH --output={}", logs_pattern("%j-merge.out")?).expect("string");
     merge.push_str("# Written by `dp-bench slurm`: merges the shards once every task succeeded.\nset -euo pipefail\n");
     let mut merged: Vec<&Path> = tasks
         .iter()
@@ -109,20 +130,27 @@ pub fn scripts(
         .collect();
     merged.dedup();
     for out in &merged {
-        writeln!(merge, "{} merge {}", sh(bin), sh(out)).expect("string");
+        writeln!(
+            merge,
+            "{bin} merge {}",
+            quote_path("the results folder", out)?
+        )
+        .expect("string");
     }
     if merged.is_empty() {
         merge.push_str("echo 'studies only: nothing to merge'\n");
     }
-    Scripts { array, merge }
+    Ok(Scripts { array, merge })
 }
 
-/// The shell line that submits the array and then the merge on its success.
+/// The shell line that submits the array and then the merge on its success (the script
+/// paths were checked by [`scripts`] through their folder).
 pub fn submit_command(array: &Path, merge: &Path) -> String {
+    let q = |p: &Path| quote(&p.to_string_lossy());
     format!(
         "jid=$(sbatch --parsable {}) && sbatch --dependency=afterok:${{jid%%;*}} {}",
-        sh(array),
-        sh(merge)
+        q(array),
+        q(merge)
     )
 }
 
@@ -162,7 +190,8 @@ mod tests {
             Path::new("/w"),
             Path::new("/r/a/slurm/logs"),
             "dpbench-a",
-        );
+        )
+        .unwrap();
         assert!(s.array.contains("#SBATCH --array=0-2\n"), "{}", s.array);
         assert!(s.array.contains("#SBATCH --partition=short\n"));
         assert!(s.array.contains("#SBATCH --time=1:00:00\n"));
@@ -182,5 +211,161 @@ mod tests {
             submit_command(Path::new("/s/array.sh"), Path::new("/s/merge.sh")),
             "jid=$(sbatch --parsable '/s/array.sh') && sbatch --dependency=afterok:${jid%%;*} '/s/merge.sh'"
         );
+    }
+
+    /// Runs `script` with bash in `dir`; the fake binary writes its arguments to `args.txt`.
+    fn run_script(script: &str, dir: &Path, task: &str) -> (bool, Vec<String>) {
+        let path = dir.join("script.sh");
+        std::fs::write(&path, script).unwrap();
+        let _ = std::fs::remove_file(dir.join("args.txt"));
+        let ok = std::process::Command::new("bash")
+            .arg(&path)
+            .current_dir(dir)
+            .env("SLURM_ARRAY_TASK_ID", task)
+            .env("ARGS_OUT", dir.join("args.txt"))
+            .status()
+            .unwrap()
+            .success();
+        let args = std::fs::read_to_string(dir.join("args.txt")).unwrap_or_default();
+        let args = args.split_terminator('\0').map(String::from).collect();
+        (ok, args)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn hostile_paths_and_resources_stay_data() {
+        use crate::cluster::shell::tests::{HOSTILE, sbatch_args};
+        let dir = tempfile::tempdir().unwrap();
+        // The binary itself sits in a hostile folder; it records what it was given.
+        let bin_dir = dir.path().join("bin $(touch pwned) 'q' `touch pwned`");
+        std::fs::create_dir_all(&bin_dir).unwrap();
+        let bin = bin_dir.join("dp-bench");
+        std::fs::write(&bin, "#!/bin/bash\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let tasks: Vec<Task> = HOSTILE
+            .iter()
+            .enumerate()
+            .map(|(i, h)| Task {
+                config: dir.path().join(format!("{h}.toml")),
+                out: dir.path().join(format!("{i} {h}")),
+                shard: (i % 2 == 0).then_some((i, HOSTILE.len())),
+            })
+            .collect();
+        let logs = dir.path().join("logs 100% #x 'y' $(touch pwned)");
+        for &h in HOSTILE {
+            let res = Resources {
+                partition: Some(h.into()),
+                time: Some(format!("1:00 {h}")),
+                cpus_per_task: 2,
+                mem: Some(h.into()),
+            };
+            let s = scripts(&tasks, &res, &bin, dir.path(), &logs, &format!("j {h}")).unwrap();
+            for text in [&s.array, &s.merge] {
+                let n = std::process::Command::new("bash")
+                    .args(["-n", "-c", text])
+                    .status()
+                    .unwrap();
+                assert!(n.success(), "bash -n: {text}");
+                // sbatch reads back exactly the values given.
+                let sbatch: Vec<String> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("#SBATCH"))
+                    .flat_map(sbatch_args)
+                    .collect();
+                for want in [
+                    format!("--partition={h}"),
+                    format!("--time=1:00 {h}"),
+                    format!("--mem={h}"),
+                    format!("--chdir={}", dir.path().display()),
+                ] {
+                    assert!(sbatch.contains(&want), "{want:?} in {sbatch:?}");
+                }
+                let logs = logs.display().to_string().replace('%', "%%");
+                assert!(
+                    sbatch
+                        .iter()
+                        .any(|a| a.starts_with(&format!("--output={logs}/%")))
+                );
+            }
+        }
+        let s = scripts(&tasks, &Resources::default(), &bin, dir.path(), &logs, "j").unwrap();
+        for (k, t) in tasks.iter().enumerate() {
+            let (ok, args) = run_script(&s.array, dir.path(), &k.to_string());
+            assert!(ok, "task {k}");
+            let mut want = vec!["run".to_string(), t.config.display().to_string()];
+            want.extend(["--out".into(), t.out.display().to_string()]);
+            if let Some((i, n)) = t.shard {
+                want.extend(["--shard".into(), format!("{i}/{n}")]);
+            }
+            want.push("--quiet".into());
+            assert_eq!(args, want, "task {k}");
+        }
+        let (ok, _) = run_script(&s.array, dir.path(), "99");
+        assert!(!ok, "an unknown task id fails");
+        let (ok, args) = run_script(&s.merge, dir.path(), "");
+        assert!(ok);
+        assert_eq!(
+            args,
+            [
+                "merge".to_string(),
+                tasks.last().unwrap().out.display().to_string()
+            ]
+        );
+        assert!(!dir.path().join("pwned").exists(), "nothing hostile ran");
+    }
+
+    #[test]
+    fn control_characters_are_refused_naming_the_value() {
+        let task = |config: &str, out: &str| Task {
+            config: config.into(),
+            out: out.into(),
+            shard: Some((0, 1)),
+        };
+        let ok = [task("/c/a.toml", "/r/a")];
+        let (bin, w, logs) = (Path::new("/b/dp-bench"), Path::new("/w"), Path::new("/r/l"));
+        let time = Resources {
+            time: Some("1:00\ntouch pwned".into()),
+            ..Resources::default()
+        };
+        let e = scripts(&ok, &time, bin, w, logs, "j").unwrap_err();
+        assert!(
+            e.starts_with("--time = ") && e.contains("control character"),
+            "{e}"
+        );
+        let res = Resources::default();
+        for (tasks, bin, w, logs, name, what) in [
+            (
+                &[task("/c/a\n.toml", "/r/a")][..],
+                bin,
+                w,
+                logs,
+                "j",
+                "config path",
+            ),
+            (
+                &[task("/c/a.toml", "/r/o\ntouch pwned #")],
+                bin,
+                w,
+                logs,
+                "j",
+                "results folder",
+            ),
+            (&ok, Path::new("/b\r/x"), w, logs, "j", "binary"),
+            (&ok, bin, Path::new("/w\n"), logs, "j", "current folder"),
+            (
+                &ok,
+                bin,
+                w,
+                Path::new("/r/o\ntouch pwned #/l"),
+                "j",
+                "--scripts",
+            ),
+            (&ok, bin, w, Path::new("/r/a\\b"), "j", "backslash"),
+            (&ok, bin, w, logs, "j\nid", "job name"),
+        ] {
+            let e = scripts(tasks, &res, bin, w, logs, name).unwrap_err();
+            assert!(e.contains(what), "{what}: {e}");
+        }
     }
 }

@@ -1,9 +1,10 @@
-//! Long-format CSV tables: one observation per row, plain comma separation.
+//! Long-format CSV tables: one observation per row, comma separation.
 //!
-//! Text fields here are identifiers and parameter labels (`sigma=5;beta=1;lambda=20`), so the
-//! writer refuses commas, quotes and line breaks instead of quoting: a reader can then split on
-//! commas. Numbers use the shortest representation that round-trips.
+//! Text fields are identifiers and parameter labels (`sigma=5;beta=1;lambda=20`) and stay bare;
+//! one holding a comma, quote or line break is quoted as RFC 4180 says ([`field`]), and
+//! [`Table::read`] reads both back. Numbers use the shortest representation that round-trips.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{Context, bail};
@@ -52,6 +53,71 @@ pub fn format_number(v: f64) -> String {
     }
 }
 
+/// `s` as one CSV field: unchanged unless it holds a comma, a quote, a line break or space at
+/// either end (which readers trim), then in double quotes with each quote doubled (RFC 4180).
+/// Plain fields so keep the exact bytes they always had.
+pub fn field(s: &str) -> Cow<'_, str> {
+    let edge = |c: Option<char>| c.is_some_and(char::is_whitespace);
+    if s.contains([',', '"', '\n', '\r']) || edge(s.chars().next()) || edge(s.chars().last()) {
+        Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// The records of CSV text (RFC 4180 quoting; a quoted field may hold commas and line breaks).
+/// Unquoted fields are trimmed and blank lines skipped, as the files were always read.
+pub fn records(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let (mut out, mut record, mut cell) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut in_quotes, mut line) = (false, false, 1);
+    let mut chars = text.chars().peekable();
+    let end_cell = |cell: &mut String, quoted: &mut bool, record: &mut Vec<String>| {
+        let c = std::mem::take(cell);
+        record.push(if *quoted { c } else { c.trim().to_string() });
+        *quoted = false;
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if in_quotes && chars.peek() == Some(&'"') => {
+                chars.next();
+                cell.push('"');
+            }
+            '"' if in_quotes => in_quotes = false,
+            '"' if !quoted && cell.trim().is_empty() => {
+                (quoted, in_quotes) = (true, true);
+                cell.clear();
+            }
+            _ if in_quotes => {
+                line += usize::from(c == '\n');
+                cell.push(c);
+            }
+            ',' => end_cell(&mut cell, &mut quoted, &mut record),
+            '\n' => {
+                if quoted || !cell.trim().is_empty() || !record.is_empty() {
+                    end_cell(&mut cell, &mut quoted, &mut record);
+                    out.push(std::mem::take(&mut record));
+                }
+                cell.clear();
+                line += 1;
+            }
+            _ if quoted => {
+                if !c.is_whitespace() {
+                    return Err(format!("line {line}: text after a closing quote"));
+                }
+            }
+            _ => cell.push(c),
+        }
+    }
+    if in_quotes {
+        return Err(format!("line {line}: a quoted field is not closed"));
+    }
+    if quoted || !cell.trim().is_empty() || !record.is_empty() {
+        end_cell(&mut cell, &mut quoted, &mut record);
+        out.push(record);
+    }
+    Ok(out)
+}
+
 /// A long-format table being built.
 #[derive(Clone, Debug)]
 pub struct LongCsv {
@@ -82,12 +148,7 @@ impl LongCsv {
         for f in fields {
             cells.push(match f {
                 Field::Num(v) => format_number(v),
-                Field::Text(s) => {
-                    if s.contains([',', '"', '\n', '\r']) {
-                        bail!("CSV text field {s:?} contains a comma, quote or line break");
-                    }
-                    s
-                }
+                Field::Text(s) => field(&s).into_owned(),
             });
         }
         self.text.push_str(&cells.join(","));
@@ -111,21 +172,21 @@ pub struct Table {
 }
 
 impl Table {
-    /// Reads an unquoted comma-separated file with a header line.
+    /// Reads a comma-separated file with a header line ([`records`]).
     pub fn read(path: &Path) -> anyhow::Result<Table> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-        let header = lines
+        let mut records = records(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            .into_iter();
+        let columns = records
             .next()
             .with_context(|| format!("{} is empty", path.display()))?;
-        let columns: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
         let mut rows = Vec::new();
-        for (i, line) in lines.enumerate() {
-            let row: Vec<String> = line.split(',').map(|c| c.trim().to_string()).collect();
+        for (i, row) in records.enumerate() {
             if row.len() != columns.len() {
                 bail!(
-                    "{} line {}: {} fields, expected {}",
+                    "{} record {}: {} fields, expected {}",
                     path.display(),
                     i + 2,
                     row.len(),
@@ -181,7 +242,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn figures_csv_round_trips_numbers_and_rejects_commas() {
+    fn text_fields_are_quoted_only_when_they_need_it_and_read_back() {
+        let odd = [
+            "alg1,99.9",
+            "say \"hi\"",
+            "two\nlines",
+            "cr\r",
+            " edge ",
+            "a|b",
+            "",
+            "\"",
+        ];
+        for s in ["alg1", "sigma=5;beta=1", "DP-SGD (honest)", "a|b"] {
+            assert_eq!(field(s), s, "plain fields keep their bytes");
+        }
+        assert_eq!(field("alg1,99.9"), "\"alg1,99.9\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = LongCsv::new(&["method", "x"]);
+        for (i, s) in odd.iter().enumerate() {
+            t.push(vec![(*s).into(), (i as u64).into()]).unwrap();
+        }
+        let path = dir.path().join("t.csv");
+        t.write(&path).unwrap();
+        let back = Table::read(&path).unwrap();
+        assert_eq!(back.rows.len(), odd.len());
+        for (i, s) in odd.iter().enumerate() {
+            assert_eq!(back.text(i, "method").unwrap(), *s);
+            assert_eq!(back.num(i, "x").unwrap(), i as f64);
+        }
+        // polars' quoting (cells.csv) reads the same way; unclosed quotes are errors.
+        let polars = "a,details\n1,\"{\"\"k\"\":[1,2]}\"\r\n\n 2 , x \n";
+        let r = records(polars).unwrap();
+        assert_eq!(r, [["a", "details"], ["1", "{\"k\":[1,2]}"], ["2", "x"]]);
+        assert!(records("a\n\"open,1\n").unwrap_err().contains("not closed"));
+        assert!(
+            records("\"a\"b,1\n")
+                .unwrap_err()
+                .contains("after a closing quote")
+        );
+    }
+
+    #[test]
+    fn figures_csv_round_trips_numbers() {
         let dir = tempfile::tempdir().unwrap();
         let mut t = LongCsv::new(&["panel", "x", "y"]);
         let values = [0.0, 1e-300, 3.25e-7, 0.1, 1.0 / 3.0, 12345.678, 2.5e9];
@@ -189,7 +292,6 @@ mod tests {
             t.push(vec!["sigma=5;beta=1".into(), v.into(), (-v).into()])
                 .unwrap();
         }
-        assert!(t.push(vec!["a,b".into(), 1.0.into(), 2.0.into()]).is_err());
         assert!(t.push(vec![1.0.into()]).is_err());
         let path = dir.path().join("t.csv");
         t.write(&path).unwrap();

@@ -1,6 +1,7 @@
 //! The pieces of the report page: escaping, Markdown tables as HTML tables, SVG figures
 //! inlined so the page needs no other file to show them, and the page's frame and style.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Escapes text for HTML element content and attribute values.
@@ -19,10 +20,49 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// The cells of a Markdown table row (`| a | b |`), trimmed.
-fn cells(line: &str) -> Vec<&str> {
-    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
-    inner.split('|').map(str::trim).collect()
+/// Text as one cell of a Markdown pipe table: `|` and `\\` backslash-escaped (as GitHub's
+/// tables read them) and line breaks made spaces, so a name cannot add columns or rows. Plain
+/// text comes back unchanged.
+pub fn md_cell(s: &str) -> Cow<'_, str> {
+    if !s.contains(['|', '\\']) && !s.contains(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        match c {
+            '|' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The cells of a Markdown table row (`| a | b |`), trimmed, split at unescaped `|` and with
+/// [`md_cell`]'s escapes undone.
+fn cells(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = line.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if matches!(chars.peek(), Some('|' | '\\')) => {
+                out.last_mut().expect("one cell").extend(chars.next());
+            }
+            '|' => out.push(String::new()),
+            c => out.last_mut().expect("one cell").push(c),
+        }
+    }
+    // The text before a leading pipe and after a trailing one is no cell.
+    if out.len() > 1 && out[0].trim().is_empty() {
+        out.remove(0);
+    }
+    if out.len() > 1 && out.last().is_some_and(|c| c.trim().is_empty()) {
+        out.pop();
+    }
+    out.iter().map(|c| c.trim().to_string()).collect()
 }
 
 fn is_rule(line: &str) -> bool {
@@ -52,14 +92,14 @@ pub fn markdown(md: &str) -> String {
             flush(&mut para, &mut out);
             out.push_str("<table>\n<thead><tr>");
             for c in cells(t) {
-                write!(out, "<th>{}</th>", escape(c)).expect("string");
+                write!(out, "<th>{}</th>", escape(&c)).expect("string");
             }
             out.push_str("</tr></thead>\n<tbody>\n");
             i += 2;
             while i < lines.len() && lines[i].trim().starts_with('|') {
                 out.push_str("<tr>");
                 for c in cells(lines[i]) {
-                    write!(out, "<td>{}</td>", escape(c)).expect("string");
+                    write!(out, "<td>{}</td>", escape(&c)).expect("string");
                 }
                 out.push_str("</tr>\n");
                 i += 1;
@@ -169,6 +209,29 @@ mod tests {
         assert!(h.contains("<tr><td>1</td><td>&lt;2&gt;</td></tr>"));
         assert_eq!(h.matches("<tr>").count(), 3);
         assert!(h.ends_with("<p>after</p>\n"));
+    }
+
+    #[test]
+    fn escaped_pipes_stay_inside_their_cell() {
+        for name in ["a|b", "back\\slash|", "|", "\\|", "two\nlines", "plain"] {
+            let md = format!(
+                "| ε | {} | x |\n|---|---|---|\n| 1 | {} | 2 |\n",
+                md_cell(name),
+                md_cell(name)
+            );
+            let h = markdown(&md);
+            let want = escape(&name.replace('\n', " "));
+            assert!(
+                h.contains(&format!("<th>ε</th><th>{want}</th><th>x</th>")),
+                "{name}: {h}"
+            );
+            assert!(
+                h.contains(&format!("<td>1</td><td>{want}</td><td>2</td>")),
+                "{name}: {h}"
+            );
+        }
+        assert_eq!(md_cell("alg1"), "alg1");
+        assert_eq!(md_cell("a|b"), "a\\|b");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! values), and every run found under the results folders: summary, config, provenance and
 //! links to its CSV files, copied next to the page so the folder can be moved or published.
 
+pub mod folder;
 pub mod git;
 pub mod html;
 pub mod provenance;
@@ -32,9 +33,19 @@ pub struct ReportSummary {
     pub runs: usize,
 }
 
-/// Writes `out/index.html` (and the files it links to) from the results folders `roots`.
+/// Writes `out/index.html` (and the files it links to) from the results folders `roots`. The
+/// folder then holds this report only: it is built beside `out` and swapped in
+/// ([`folder::Staging`]); a folder holding files the report did not write is refused.
 pub fn write_report(roots: &[PathBuf], out: &Path) -> anyhow::Result<ReportSummary> {
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let staging = folder::Staging::begin(out)?;
+    let mut summary = build(roots, staging.dir())?;
+    staging.commit()?;
+    summary.index = out.join("index.html");
+    Ok(summary)
+}
+
+/// The report written into the fresh folder `out`.
+fn build(roots: &[PathBuf], out: &Path) -> anyhow::Result<ReportSummary> {
     let (mut body, mut nav) = (String::new(), Vec::new());
     let (mut figures, mut tables, mut runs) = (0, 0, 0);
     for p in PAPERS {
@@ -44,7 +55,14 @@ pub fn write_report(roots: &[PathBuf], out: &Path) -> anyhow::Result<ReportSumma
             .map(|r| r.join(p.id))
             .find(|d| d.is_dir())
             .unwrap_or_else(|| roots[0].join(p.id));
-        let outcomes = (p.figures)(&fig_dir, &results)?;
+        // One paper's unreadable results cost that paper's figures, not the page.
+        let outcomes = (p.figures)(&fig_dir, &results).unwrap_or_else(|e| {
+            eprintln!("warning: {}: {e:#}", p.title);
+            vec![Outcome::Skipped(format!(
+                "{} figures failed: {e:#}",
+                p.title
+            ))]
+        });
         let anchor = format!("paper-{}", p.id);
         nav.push((anchor.clone(), p.title.to_string()));
         writeln!(
@@ -248,7 +266,7 @@ fn run_article(
              <tr><th>machine</th><td>{}, {}</td></tr>\
              <tr><th>threads</th><td>{}</td></tr>\
              <tr><th>wall time</th><td>{:.1} s ({}), finished {}</td></tr>\
-             <tr><th>dataset</th><td>{}</td></tr></tbody></table>",
+             <tr><th>dataset</th><td>{}</td></tr>{}</tbody></table>",
             escape(&p.code()),
             escape(&p.host),
             escape(&p.cpu),
@@ -257,6 +275,11 @@ fn run_article(
             escape(&p.how),
             escape(&p.finished),
             escape(&dataset_line(&p.dataset)),
+            p.stale_against(env!("DPBENCH_BUILD_COMMIT"))
+                .map_or(String::new(), |n| format!(
+                    "<tr><th>stale?</th><td class=\"stale\">{}</td></tr>",
+                    escape(&n)
+                )),
         )?;
     } else {
         body.push_str(

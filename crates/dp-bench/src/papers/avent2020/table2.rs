@@ -126,7 +126,7 @@ pub fn write(out: &Path, runs: &Runs, results: &Path) -> anyhow::Result<Outcome>
         ])?;
         md.push_str(&format!(
             "| {label} | {} ({}) | {} × {size} | {bo_all:.3} | {rs_mean:.3} | {:.3} ({:.3}, {:.3}) | {:.3} ({:.3}, {:.3}) | {} ({}, {}) |\n",
-            bo.stem, bo.points.len(), parts.len(), with.0, with.1, with.2, without.0, without.1, without.2,
+            crate::report::html::md_cell(&bo.stem), bo.points.len(), parts.len(), with.0, with.1, with.2, without.0, without.1, without.2,
             paper.0, paper.1, paper.2
         ));
     }
