@@ -286,8 +286,7 @@ fn check_line(line: &[u8], i: usize, sealed: bool) -> Result<Point, String> {
         return Err(format!("ε = {} is not >= 0", p.epsilon));
     }
     if p.accuracies.is_empty()
-        || p
-            .accuracies
+        || p.accuracies
             .iter()
             .any(|a| !(a.is_nan() || (0.0..=1.0).contains(a)))
     {
@@ -348,14 +347,17 @@ mod tests {
     /// it and sets aside the rest; readers get an error naming the line.
     #[test]
     fn damaged_checkpoints_keep_the_good_prefix() {
-        let edits: [(&str, fn(&mut Vec<String>)); 5] = [
+        type Edit = fn(&mut Vec<String>);
+        let edits: [(&str, Edit); 5] = [
             ("duplicated", |l| l.insert(2, l[1].clone())),
             ("deleted", |l| {
                 l.remove(2);
             }),
             ("swapped", |l| l.swap(2, 3)),
             ("edited", |l| l[2] = l[2].replace("0.8", "0.9")),
-            ("unsealed", |l| l[2] = serde_json::to_string(&point(2)).unwrap()),
+            ("unsealed", |l| {
+                l[2] = serde_json::to_string(&point(2)).unwrap()
+            }),
         ];
         for (what, edit) in edits {
             let dir = tempfile::tempdir().unwrap();
