@@ -37,7 +37,9 @@ fn dp_bench(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
     for a in args {
         c.arg(a);
     }
-    c.env("RAYON_NUM_THREADS", "2").output().expect("dp-bench runs")
+    c.env("RAYON_NUM_THREADS", "2")
+        .output()
+        .expect("dp-bench runs")
 }
 
 fn run(cfg: &Path, out: &Path) -> Output {
@@ -133,7 +135,10 @@ fn fault() -> impl Strategy<Value = Fault> {
     prop_oneof![
         any::<usize>().prop_map(Fault::Truncate),
         (any::<usize>(), 0u8..8).prop_map(|(o, b)| Fault::FlipBit(o, b)),
-        (any::<usize>(), proptest::collection::vec(any::<u8>(), 1..40))
+        (
+            any::<usize>(),
+            proptest::collection::vec(any::<u8>(), 1..40)
+        )
             .prop_map(|(o, g)| Fault::Garbage(o, g)),
         any::<usize>().prop_map(Fault::DuplicateLine),
         any::<usize>().prop_map(Fault::DeleteLine),
@@ -343,7 +348,13 @@ fn kills_at_random_points_resume_to_the_same_result() {
         let dir = b.root.join(format!("killed-{k}"));
         let _ = std::fs::remove_dir_all(&dir);
         let mut child = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-            .args(["run", b.cfg.to_str().unwrap(), "--out", dir.to_str().unwrap(), "--quiet"])
+            .args([
+                "run",
+                b.cfg.to_str().unwrap(),
+                "--out",
+                dir.to_str().unwrap(),
+                "--quiet",
+            ])
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();

@@ -106,7 +106,10 @@ mod tests {
 
     #[test]
     fn old_lines_and_misplaced_sums() {
-        assert_eq!(open(b"{\"a\":1}"), Ok(Opened::Unsealed(b"{\"a\":1}".as_slice())));
+        assert_eq!(
+            open(b"{\"a\":1}"),
+            Ok(Opened::Unsealed(b"{\"a\":1}".as_slice()))
+        );
         assert!(open(br#"{"sum":"0011223344556677","a":1}"#).is_err());
     }
 }

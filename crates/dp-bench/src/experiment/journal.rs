@@ -53,7 +53,12 @@ pub fn set_aside_damage(dir: &Path, damage: &[Damage]) -> anyhow::Result<()> {
             d.reason,
             path.display()
         );
-        text.push_str(&format!("{}: {}\n{}\n", d.location, d.reason, d.content.trim_end()));
+        text.push_str(&format!(
+            "{}: {}\n{}\n",
+            d.location,
+            d.reason,
+            d.content.trim_end()
+        ));
     }
     OpenOptions::new()
         .create(true)

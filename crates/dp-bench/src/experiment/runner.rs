@@ -202,10 +202,7 @@ pub fn set_aside_stale(store: &mut Store, cells: &[Cell], dir: &Path) -> anyhow:
     for r in &gone {
         *by_method.entry(r.method.as_str()).or_default() += 1;
     }
-    let list: Vec<String> = by_method
-        .iter()
-        .map(|(m, n)| format!("{m}: {n}"))
-        .collect();
+    let list: Vec<String> = by_method.iter().map(|(m, n)| format!("{m}: {n}")).collect();
     eprintln!(
         "note: {} stored cell(s) in {} are not cells of this config (an earlier version of \
          it: {}); moved to {}, they are not in this run's tables or summary",

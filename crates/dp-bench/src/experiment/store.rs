@@ -118,8 +118,9 @@ impl Store {
         &mut self,
         keep: impl Fn(&CellRecord) -> bool,
     ) -> anyhow::Result<Vec<CellRecord>> {
-        let (kept, gone): (Vec<CellRecord>, Vec<CellRecord>) =
-            std::mem::take(&mut self.rows).into_iter().partition(|r| keep(r));
+        let (kept, gone): (Vec<CellRecord>, Vec<CellRecord>) = std::mem::take(&mut self.rows)
+            .into_iter()
+            .partition(|r| keep(r));
         self.rows = kept;
         if gone.is_empty() {
             return Ok(gone);
@@ -208,7 +209,11 @@ pub fn read_cells(dir: &Path) -> anyhow::Result<Vec<CellRecord>> {
 fn with_journal(
     dir: &Path,
     logged: Vec<CellRecord>,
-) -> anyhow::Result<(Vec<CellRecord>, HashSet<String>, Vec<super::journal::Damage>)> {
+) -> anyhow::Result<(
+    Vec<CellRecord>,
+    HashSet<String>,
+    Vec<super::journal::Damage>,
+)> {
     let (mut rows, damage) = cells_file::read(dir)?;
     let mut keys: HashSet<String> = HashSet::with_capacity(rows.len());
     // A key twice in the tables is damage too (keys are unique): the first copy is kept.
