@@ -508,3 +508,77 @@ fn bad_input_exits_2_with_one_line_naming_the_flag() {
         assert!(err.contains(flag), "{args:?}: {err} should name {flag}");
     }
 }
+
+/// Degenerate input (docs/limits.md): +∞ or one line naming the flags given, never ε = 0, a
+/// hang, an abort or a 300-digit number.
+#[test]
+fn degenerate_inputs_get_infinity_or_one_line_naming_the_flags() {
+    let split = |s: &str| -> Vec<String> { s.split_whitespace().map(String::from).collect() };
+    let timed = |cmd: &str| {
+        let args = split(cmd);
+        let t = std::time::Instant::now();
+        let got = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(t.elapsed().as_secs() < 30, "{cmd}: took {:?}", t.elapsed());
+        got
+    };
+    let dpsgd = "privacy dpsgd --sampling-rate 0.01 --steps 10 --delta 1e-5";
+    for z in ["1e-300", "1e-200", "1e-156", "1e-154", "1e-10", "1e-5"] {
+        for wor in ["", "--sampling without-replacement"] {
+            let cmd = format!("{dpsgd} --noise-multiplier {z} {wor}");
+            let (code, out, err) = timed(&cmd);
+            let eps = out
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("epsilon = ");
+            let eps: f64 = eps.parse().unwrap_or(f64::NAN);
+            assert!(code == 0 && eps > 1e10, "{cmd}: {out} {err}");
+        }
+    }
+    let (_, out, _) = timed("privacy gaussian --sigma 1e-160 --delta 1e-5");
+    assert!(out.starts_with("epsilon = inf"), "{out}");
+    // (command, texts the one-line error must contain)
+    let errors: [(String, &[&str]); 5] = [
+        (
+            format!("{dpsgd} --epsilon 1e300"),
+            &["--epsilon 1e300", "beyond", "1e-3"],
+        ),
+        (
+            format!("{dpsgd} --epsilon 1e30 --sampling without-replacement"),
+            &["--epsilon 1e30", "beyond"],
+        ),
+        (
+            "privacy dpsgd --sampling-rate 0.01 --epsilon 1e-6 --steps 1000000000 --delta 1e-5 \
+             --sampling without-replacement --conversion classic"
+                .into(),
+            &["--epsilon 1e-6", "--delta 1e-5"],
+        ),
+        (
+            format!("{dpsgd} --noise-multiplier 1e-10 --accountant pld"),
+            &["--noise-multiplier 1e-10", "--accountant rdp"],
+        ),
+        (
+            "privacy gaussian --sigma 1e-3 --delta 1e-5 --accountant pld".into(),
+            &["--sigma 0.001", "--accountant rdp"],
+        ),
+    ];
+    for (cmd, wanted) in &errors {
+        let (code, out, err) = timed(cmd);
+        assert_eq!(code, 2, "{cmd}: {out} {err}");
+        assert!(
+            out.is_empty() && err.trim().lines().count() == 1,
+            "{cmd}: {err}"
+        );
+        for w in *wanted {
+            assert!(err.contains(w), "{cmd}: {err} should contain {w}");
+        }
+        for unwanted in [
+            "--grid-step",
+            "--noise-multiplier must",
+            "got inf",
+            "0000000000",
+        ] {
+            assert!(!err.contains(unwanted), "{cmd}: {err} contains {unwanted}");
+        }
+    }
+}

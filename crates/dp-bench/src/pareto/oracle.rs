@@ -122,6 +122,15 @@ impl<'a> Oracle<'a> {
             self.cfg.privacy.delta,
             conversion,
         )?;
+        // The points log stores ε as a JSON number, which +∞ is not.
+        anyhow::ensure!(
+            eps.is_finite(),
+            "the privacy oracle has no finite epsilon at noise multiplier {:e} and {} steps \
+             (epsilon ~ steps/z^2 overflows a double); raise the lower end of the study's \
+             noise_multiplier range",
+            hyper.noise_multiplier,
+            hyper.steps(n)
+        );
         Ok(eps)
     }
 

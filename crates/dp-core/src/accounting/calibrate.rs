@@ -16,12 +16,17 @@ pub const REL_TOL: f64 = 1e-11;
 
 /// Largest factor by which the bracket search may move away from `start` (in `x − lo`).
 const MAX_SPAN: f64 = 1e300;
+/// Largest `ln(x − lo)` probed when `hi = ∞` (x − lo ≈ 8.2e307): probes stay finite, since an
+/// infinite parameter is no parameter (events reject it).
+const U_FINITE: f64 = 709.0;
 /// Iteration cap of the refinement; bisection alone needs < 100 steps from any bracket.
 const MAX_ITER: usize = 400;
 
 /// Smallest `x ∈ (lo, hi]` with `f(x) ≤ target`, for `f` non-increasing in `x`.
 ///
-/// `start ∈ (lo, hi]` seeds the bracket search; `hi` may be `+∞` (it is evaluated when finite).
+/// `start ∈ (lo, hi]` seeds the bracket search; `hi` may be `+∞` (it is evaluated when finite;
+/// otherwise no probe exceeds `lo + e^709 ≈ 8.2e307`). At most ~11 probes find the bracket and
+/// at most 400 refine it.
 /// If `f` is already below the target as `x → lo`, the smallest probed `x` (about
 /// `lo + (start − lo)·1e-300`) is returned. Errors when no `x ≤ hi` meets the target, when `f`
 /// returns NaN, or when `f` itself fails.
@@ -93,7 +98,7 @@ pub fn calibrate<A: Accountant>(
     let (lo, hi) = (bracket.lo, bracket.hi);
     calibrate_decreasing(f, target.epsilon, bracket.start, lo, hi).map_err(|e| match e {
         DpError::Calibration(msg) => DpError::Calibration(format!(
-            "no {} in ({lo}, {hi}] reaches epsilon = {} at delta = {}: {msg}",
+            "no {} reaches epsilon = {:e} at delta = {:e} ({msg}); ask for a larger epsilon or delta",
             bracket.name, target.epsilon, target.delta
         )),
         other => other,
@@ -120,20 +125,25 @@ where
 {
     if !(target.is_finite() && lo.is_finite() && start > lo && start <= hi && !hi.is_nan()) {
         return Err(DpError::Invalid(format!(
-            "calibration needs finite target and lo < start <= hi (target {target}, lo {lo}, start {start}, hi {hi})"
+            "calibration needs finite target and lo < start <= hi (target {target:e}, lo {lo:e}, start {start:e}, hi {hi:e})"
         )));
     }
+    let top = if hi.is_finite() {
+        hi
+    } else {
+        lo + U_FINITE.exp()
+    };
     let u_max = if hi.is_finite() {
         (hi - lo).ln()
     } else {
-        f64::INFINITY
+        U_FINITE
     };
     let mut eval = |u: f64| -> Result<Probe> {
-        let x = if u >= u_max { hi } else { lo + u.exp() };
+        let x = if u >= u_max { top } else { lo + u.exp() };
         let v = f(x)?;
         if v.is_nan() {
             return Err(DpError::Calibration(format!(
-                "the calibrated map returned NaN at {x}"
+                "the calibrated map returned NaN at {x:e}"
             )));
         }
         Ok(Probe { u, x, v })
@@ -162,7 +172,7 @@ where
                 Ok(prev.x) // the boundary itself meets the target
             } else {
                 Err(DpError::Calibration(format!(
-                    "no parameter in ({lo}, {hi}] reaches the target {target} (last tried {} with value {})",
+                    "none of the values tried meets {target:e}; the last, {:.3e}, gives {:.3e}",
                     prev.x, prev.v
                 )))
             };
@@ -239,7 +249,7 @@ where
     // Never hand back a parameter whose value exceeds the target (`good` holds f at `good.x`).
     if !ok(&good) {
         return Err(DpError::Calibration(format!(
-            "verification failed: value {} at {} exceeds the target {target}",
+            "verification failed: value {:e} at {:e} exceeds the target {target:e}",
             good.v, good.x
         )));
     }
@@ -303,6 +313,22 @@ mod tests {
         assert!(matches!(r, Err(DpError::Calibration(_))), "{r:?}");
         let r = calibrate_decreasing(|_| Ok(f64::NAN), 0.5, 1.0, 0.0, f64::INFINITY);
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn probes_stay_finite_and_failures_read_short() {
+        // An unreachable target once walked the probes to x = ∞, which events reject.
+        let f = |x: f64| {
+            if x.is_finite() {
+                Ok(1.0)
+            } else {
+                Err(DpError::Invalid("infinite probe".into()))
+            }
+        };
+        match calibrate_decreasing(f, 0.5, 1e9, 0.0, f64::INFINITY) {
+            Err(DpError::Calibration(msg)) => assert!(msg.len() < 120, "{msg}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

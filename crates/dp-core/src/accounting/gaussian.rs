@@ -43,14 +43,18 @@ pub fn epsilon(delta: f64, sigma: f64, sensitivity: f64) -> Result<f64> {
     if self::delta(0.0, sigma, sensitivity)? <= delta {
         return Ok(0.0);
     }
+    // ε ≈ Δ²/(2σ²) exceeds every double once σ ≲ 1e-154·Δ: the smallest valid ε is then +∞.
+    if self::delta(f64::MAX, sigma, sensitivity)? > delta {
+        return Ok(f64::INFINITY);
+    }
     // Classic calibration σ = Δ√(2 ln(1.25/δ))/ε solved for ε is a good starting point.
     let start = sensitivity * (2.0 * (1.25 / delta).ln()).sqrt() / sigma;
     calibrate_decreasing(
         |e| self::delta(e, sigma, sensitivity),
         delta,
-        start,
+        start.min(f64::MAX),
         0.0,
-        f64::INFINITY,
+        f64::MAX,
     )
 }
 

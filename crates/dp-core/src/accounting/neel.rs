@@ -90,7 +90,7 @@ pub fn opdisc_epsilon_chi(sigma: f64, c: f64, k: usize, delta: f64) -> f64 {
     if ln_delta_chi(sigma, c, k, 0.0) <= delta.ln() {
         return 0.0;
     }
-    let f = |eps: f64| Ok(ln_delta_chi(sigma, c, k, eps).max(LN_FLOOR));
+    let f = |eps: f64| Ok(floored(ln_delta_chi(sigma, c, k, eps)));
     // The start is the ε of the worst case ‖η‖ at a generous χ quantile; any start works.
     let start = c / sigma * (k as f64).sqrt() + 1.0;
     calibrate_decreasing(f, delta.ln(), start, 0.0, f64::INFINITY).unwrap_or(f64::INFINITY)
@@ -102,7 +102,7 @@ pub fn opdisc_sigma_chi(c: f64, k: usize, epsilon: f64, delta: f64) -> Result<f6
     ensure(k >= 1, "noise-dim", k as f64, "must be >= 1")?;
     check_epsilon(epsilon)?;
     check_delta(delta)?;
-    let f = |sigma: f64| Ok(ln_delta_chi(sigma, c, k, epsilon).max(LN_FLOOR));
+    let f = |sigma: f64| Ok(floored(ln_delta_chi(sigma, c, k, epsilon)));
     // Alg. 1's σ for this shift (c = 4GD²/τ ⇒ 7GD²/τ = 1.75c) is within a factor 2 of the answer.
     let start = 1.75 * c * (1.0 / delta).ln().sqrt() / epsilon;
     calibrate_decreasing(f, delta.ln(), start, 0.0, f64::INFINITY)
@@ -147,6 +147,16 @@ fn check_shift_inputs(g: f64, d_sq: f64, tau: f64) -> Result<()> {
 
 /// Floor on ln δ handed to the root finder: keeps its interpolation finite where δ underflows.
 const LN_FLOOR: f64 = -1e6;
+
+/// `ln_delta.max(LN_FLOOR)`, except that NaN stays NaN (the root finder rejects it; `max` would
+/// turn it into a tiny δ).
+fn floored(ln_delta: f64) -> f64 {
+    if ln_delta.is_nan() {
+        ln_delta
+    } else {
+        ln_delta.max(LN_FLOOR)
+    }
+}
 /// Stop integrating once a panel's largest term is this many nats below the running maximum.
 const TAIL_NATS: f64 = 60.0;
 /// Hard cap on panels (never reached for the panel widths below; guards an infinite loop).

@@ -9,11 +9,11 @@
 //!
 //! followed by the monotone envelope ε′(λᵢ) ← min_{λⱼ ≥ λᵢ} ε′(λⱼ) (RDP is non-decreasing in λ).
 
-use crate::accounting::calibrate::{Target, calibrate, calibrate_decreasing, calibrate_increasing};
+use crate::accounting::calibrate::{Target, calibrate_decreasing, calibrate_increasing};
 use crate::accounting::event::Event;
 use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::accounting::rdp_curve::{DeltaEvaluator, RdpCurve};
-use crate::accounting::subsampled_gaussian::dpsgd_bracket;
+use crate::accounting::subsampled_gaussian::calibrate_dpsgd;
 use crate::error::{DpError, Result, check_nonnegative, check_positive, ensure};
 use crate::special::{ln_gamma, log_sum_exp};
 
@@ -175,7 +175,7 @@ pub fn poisson_mean_for_tail(s: u64, p: f64) -> Result<f64> {
 }
 
 /// Smallest DP-SGD noise multiplier such that tuning with `selection` on top of the run
-/// (q, steps) is (ε, δ)-DP ("honest" hyperparameter tuning): [`calibrate`] on the event
+/// (q, steps) is (ε, δ)-DP ("honest" hyperparameter tuning): [`calibrate_dpsgd`] on the event
 /// `RepeatAndSelect { DP-SGD, selection }`.
 pub fn calibrate_noise_multiplier_tuned(
     q: f64,
@@ -187,11 +187,12 @@ pub fn calibrate_noise_multiplier_tuned(
 ) -> Result<f64> {
     let rdp = RdpAccountant::with_orders(orders)?;
     let target = Target::new(eps, delta)?;
-    calibrate(
+    calibrate_dpsgd(
         || rdp.fresh(),
         |z| Ok(Event::dpsgd(q, z, steps)?.repeat_and_select(*selection)),
         target,
-        dpsgd_bracket(q, steps, target)?,
+        q,
+        steps,
     )
     .map_err(|e| match e {
         DpError::Calibration(msg) => {

@@ -19,9 +19,19 @@
 //!   `A_α − 1` (q near 1 with large z), `A_α − 1` is instead integrated numerically, in a form
 //!   whose integrand is non-negative, and rounded up by a relative 1e-10.
 //!
+//! Tiny z (ε in the thousands and beyond): the series and the quadrature work with `1/(2z²)`,
+//! which overflows below z ≈ 1e-154 and defeats both long before; their inf − inf once made
+//! ε come out 0. Each fractional-order value is therefore checked against the lower bound
+//! `ln A_α ≥ α ln q + α(α−1)/(2z²)` (keep only the k = α part of the binomial), and below
+//! [`MIN_SERIES_NOISE`] they are not evaluated at all. Their place is taken by Minkowski's
+//! inequality in L^α, `A_α^{1/α} ≤ (1 − q) + q·e^{(α−1)/(2z²)}`, which exceeds that lower bound
+//! by at most `α ln(1 + (1/q − 1)e^{−(α−1)/(2z²)})`, negligible at such z. Integer orders are
+//! exact at every z; where their terms overflow, ε(α) = +∞.
+//!
 //! [`SubsampledGaussian`] caches everything that depends on (q, α) only, so evaluating many noise
 //! multipliers (calibration) only redoes the z-dependent work.
 
+use crate::accounting::accountant::{Accountant, epsilon_of};
 use crate::accounting::calibrate::{Bracket, Target, calibrate};
 use crate::accounting::event::Event;
 use crate::accounting::quadrature::log_integrate;
@@ -40,6 +50,9 @@ const LN_TOL: f64 = -29.933_606_208_922_594; // ln(1e-13)
 const LN_MAX_MARGIN: f64 = -20.723_265_836_946_41;
 /// Cap on fractional-series terms beyond 2α; past it the quadrature fallback is used.
 const MAX_TERMS: usize = 5_000;
+/// Below this noise multiplier fractional orders skip the series and the quadrature (which
+/// needs ~α/z² panels there) for the closed-form bounds of the module docs.
+pub const MIN_SERIES_NOISE: f64 = 0.01;
 
 /// Per-order work that does not depend on the noise multiplier.
 enum OrderTerms {
@@ -201,11 +214,18 @@ fn log_a_integer(coef: &[f64], z: f64, scratch: &mut Vec<f64>) -> f64 {
     for (idx, &c) in coef.iter().enumerate() {
         let k = (idx + 2) as f64;
         let e = c + ln_expm1((k * k - k) * inv2s2);
+        if e.is_nan() {
+            // `max` below would drop it, and with it a term of the sum.
+            return e;
+        }
         m = m.max(e);
         scratch.push(e);
     }
-    if m.is_infinite() {
-        return m.max(0.0);
+    if m == f64::INFINITY {
+        return m;
+    }
+    if m == f64::NEG_INFINITY {
+        return 0.0; // every term underflowed: A_α = 1 to double precision
     }
     let s: f64 = scratch
         .iter()
@@ -215,7 +235,9 @@ fn log_a_integer(coef: &[f64], z: f64, scratch: &mut Vec<f64>) -> f64 {
     log_add_exp(0.0, m + s.ln())
 }
 
-/// ln A_α for fractional α: the smaller of the two-series value and the convexity bound.
+/// ln A_α for fractional α: the smaller of the two-series value and the convexity bound, or
+/// of the convexity and Minkowski bounds below [`MIN_SERIES_NOISE`] or where the series value
+/// fails its lower-bound check (module docs).
 fn log_a_fractional_capped(
     t: &mut FracTerms,
     ln_q: f64,
@@ -231,6 +253,13 @@ fn log_a_fractional_capped(
     };
     let upper = log_a_integer(&t.ceil_coef, z, scratch);
     let convex = (1.0 - theta) * lower + theta * upper;
+    let alpha = t.alpha;
+    // Rounded up by a relative 1e-13: where it binds it equals ln A_α to all digits.
+    let minkowski =
+        || alpha * log_add_exp(ln_1mq, ln_q + (alpha - 1.0) * 0.5 / (z * z)) * (1.0 + CLOSED_SLACK);
+    if z < MIN_SERIES_NOISE {
+        return convex.min(minkowski());
+    }
     let direct = match log_a_fractional(t, ln_q, ln_1mq, z) {
         Ok(series) => series,
         // Slowly converging alternating tails (q near ½ in log-odds units of 1/z²) or heavy
@@ -240,8 +269,27 @@ fn log_a_fractional_capped(
             log_a_minus_one_quadrature(t.alpha, ln_q.exp(), z) + QUADRATURE_SLACK,
         ),
     };
+    // A value below what A_α provably exceeds is a numerical failure, not a tighter bound
+    // (NaN fails the test too).
+    let floor = alpha * ln_q + alpha * (alpha - 1.0) * 0.5 / (z * z);
+    let bar = floor
+        * if floor >= 0.0 {
+            1.0 - FLOOR_SLACK
+        } else {
+            1.0 + FLOOR_SLACK
+        };
+    if direct.is_nan() || direct < bar {
+        return convex.min(minkowski());
+    }
     direct.min(convex)
 }
+
+/// Relative slack on the Minkowski bound (a few ulps of rounding in its two logs).
+const CLOSED_SLACK: f64 = 1e-13;
+
+/// Relative rounding allowed between a correct series value and the lower bound it is
+/// checked against (both are sums of a few terms of that size).
+const FLOOR_SLACK: f64 = 1e-12;
 
 /// Relative slack added to the quadrature fallback (its accuracy is ~1e-13).
 const QUADRATURE_SLACK: f64 = 1e-10;
@@ -405,7 +453,7 @@ pub fn dpsgd_epsilon(q: f64, z: f64, steps: u64, delta: f64, orders: &[f64]) -> 
 
 /// Smallest noise multiplier whose DP-SGD run (q, steps) is (ε, δ)-DP by RDP accounting; the
 /// returned z satisfies `dpsgd_epsilon(q, z, steps, δ) ≤ ε`. A convenience over
-/// [`calibrate`] with [`Event::dpsgd`] on a fresh [`RdpAccountant`].
+/// [`calibrate_dpsgd`] with [`Event::dpsgd`] on a fresh [`RdpAccountant`].
 pub fn calibrate_noise_multiplier(
     q: f64,
     steps: u64,
@@ -415,12 +463,45 @@ pub fn calibrate_noise_multiplier(
 ) -> Result<f64> {
     let rdp = RdpAccountant::with_orders(orders)?;
     let target = Target::new(eps, delta)?;
-    calibrate(
+    calibrate_dpsgd(
         || rdp.fresh(),
         |z| Event::dpsgd(q, z, steps),
         target,
-        dpsgd_bracket(q, steps, target)?,
+        q,
+        steps,
     )
+}
+
+/// Smallest noise multiplier a DP-SGD calibration returns. At z = 10⁻³ one step already costs
+/// ε(α) ≈ α/(2z²) = 5·10⁵ per unit order at any sampling rate: a target that only a smaller z
+/// misses is no privacy target, and refusing it keeps every calibration on a range where
+/// the accountants are fast and accurate.
+pub const MIN_CALIBRATED_NOISE: f64 = 1e-3;
+
+/// [`calibrate`] of a DP-SGD noise multiplier over [`dpsgd_bracket`] (`event_of` builds the
+/// run for a given z: Poisson or without replacement, tuned or not).
+///
+/// Errors ([`DpError::Calibration`]) when [`MIN_CALIBRATED_NOISE`] already meets the target:
+/// the answer would lie below it.
+pub fn calibrate_dpsgd<A: Accountant>(
+    mut fresh: impl FnMut() -> A,
+    mut event_of: impl FnMut(f64) -> Result<Event>,
+    target: Target,
+    q: f64,
+    steps: u64,
+) -> Result<f64> {
+    let bracket = dpsgd_bracket(q, steps, target)?;
+    let floor = MIN_CALIBRATED_NOISE;
+    let at_floor = epsilon_of(fresh(), &event_of(floor)?, target.delta)?;
+    if at_floor <= target.epsilon {
+        return Err(DpError::Calibration(format!(
+            "target epsilon = {:e} at delta = {:e} is beyond what any noise multiplier >= \
+             {floor:e} reaches: z = {floor:e} already gives epsilon = {at_floor:.3e}, and smaller \
+             noise multipliers are not calibrated; ask for a smaller epsilon",
+            target.epsilon, target.delta
+        )));
+    }
+    calibrate(fresh, event_of, target, bracket)
 }
 
 /// Search range of a DP-SGD noise multiplier, started at the Gaussian-composition heuristic

@@ -212,3 +212,47 @@ fn input_validation() {
         Err(DpError::OutOfRange { name: "steps", .. })
     ));
 }
+
+/// The single-term bounds on ln A_α: α ln q + α(α−1)/(2z²) below (floored at 0), Minkowski's
+/// α ln(1 − q + q e^{(α−1)/(2z²)}) above.
+fn single_term_bounds(q: f64, z: f64, alpha: f64) -> (f64, f64) {
+    let s = 0.5 / (z * z);
+    let lower = (alpha * q.ln() + alpha * (alpha - 1.0) * s).max(0.0);
+    let upper = alpha * log_add_exp((-q).ln_1p(), q.ln() + (alpha - 1.0) * s);
+    (lower, upper)
+}
+
+#[test]
+fn small_noise_fractional_orders_sit_between_the_single_term_bounds() {
+    for q in [1e-3, 0.01, 0.5, 0.99] {
+        for z in [1e-300, 1e-160, 1e-100, 1e-5, 1e-3, 0.0099, 0.01, 0.03] {
+            for alpha in [1.5, 2.5, 12.3, 19.5] {
+                let v = rdp(q, z, alpha).unwrap() * (alpha - 1.0);
+                let (lower, upper) = single_term_bounds(q, z, alpha);
+                let at = format!("q {q} z {z:e} α {alpha}");
+                assert!(v >= lower * (1.0 - 1e-12), "{at}: {v:e} < {lower:e}");
+                if z < MIN_SERIES_NOISE {
+                    assert!(v <= upper * (1.0 + 1e-12), "{at}: {v:e} > {upper:e}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_series_and_the_closed_forms_agree_at_their_threshold() {
+    let (above, below) = (
+        MIN_SERIES_NOISE * (1.0 + 1e-9),
+        MIN_SERIES_NOISE * (1.0 - 1e-9),
+    );
+    for q in [1e-3, 0.01, 0.5] {
+        for alpha in [1.5, 2.5, 12.3] {
+            let (a, b) = (rdp(q, above, alpha).unwrap(), rdp(q, below, alpha).unwrap());
+            assert!(
+                b >= a * (1.0 - 1e-12),
+                "q {q} α {alpha}: ε went down, {b} < {a}"
+            );
+            assert!((b - a) / a < 1e-6, "q {q} α {alpha}: {a} vs {b}");
+        }
+    }
+}

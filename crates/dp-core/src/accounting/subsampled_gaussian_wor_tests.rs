@@ -188,3 +188,43 @@ fn bad_inputs_name_their_parameter() {
     let e = w.epsilon(0.1, 10, 0.0, Conversion::Classic).map(|_| ());
     assert_eq!(name(e), "delta");
 }
+
+#[test]
+fn below_the_quadrature_floor_the_gaussian_branch_is_the_minimum() {
+    // Where the Δ terms are no longer integrated (z < 0.1) the theorem's minimum already picks
+    // 2e^{(j−1)ε(j)} for every j, so bounding the Mⱼ in closed form there changes no value.
+    use crate::accounting::forward_differences::Grid;
+    use crate::special::ln_expm1;
+    for z in [0.02, 0.05, 0.1] {
+        let mut g = Grid::new(z);
+        let ln_m: Vec<f64> = (0..=500usize)
+            .map(|i| match i {
+                0 => 0.0,
+                1 => ln_expm1(1.0 / (z * z)),
+                _ => g.log_moment(2 * i),
+            })
+            .collect();
+        for j in 2..=MAX_ORDER as usize {
+            let delta_term = 2.0 * LN_2 + 0.5 * (ln_m[j / 2] + ln_m[j.div_ceil(2)]);
+            let jf = j as f64;
+            let gauss = LN_2 + (jf - 1.0) * jf / (2.0 * z * z);
+            assert!(delta_term > gauss, "z {z} j {j}: {delta_term} <= {gauss}");
+        }
+    }
+}
+
+#[test]
+fn tiny_noise_gives_huge_or_infinite_rdp_never_nan_or_zero() {
+    for z in [1e-300, 1e-200, 1e-154, 1e-100, 1e-10, 1e-5, 1e-3, 0.05] {
+        let w = WorGaussian::new(z).unwrap();
+        for rate in [1e-6, 0.01, 0.5, 1.0] {
+            for alpha in [2.0, 2.5, 17.0, 1000.0, 4096.0] {
+                let e = w.rdp(rate, alpha).unwrap();
+                assert!(e > 100.0, "z {z} γ {rate} α {alpha}: {e}");
+                if z <= 1e-200 {
+                    assert_eq!(e, f64::INFINITY, "z {z} γ {rate} α {alpha}");
+                }
+            }
+        }
+    }
+}

@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use clap::{Args, ValueEnum};
-use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
+use dp_core::accounting::subsampled_gaussian::{calibrate_dpsgd, dpsgd_bracket};
 use dp_core::accounting::subsampled_gaussian_wor::integer_orders;
 use dp_core::accounting::{
     Accountant, Bracket, Conversion, Event, PldAccountant, RdpAccountant, Selection, Target,
@@ -11,7 +11,7 @@ use dp_core::accounting::{
 };
 use dp_core::error::{check_delta, check_positive, check_sampling_rate, ensure};
 
-use super::output::{Answer, conflict, flag_error};
+use super::output::{Answer, calibration_error, conflict, flag_error, pld_error, show};
 use crate::cli::UsageError;
 
 /// DP-SGD accountant.
@@ -157,7 +157,8 @@ pub fn run(a: DpsgdArgs) -> anyhow::Result<Answer> {
     }
     let tuned = a.tuning.as_ref().map(|t| t.0);
     let ctx = format!(
-        "DP-SGD, q = {q}, {:?} sampling, {} steps, {:?} accountant{}{}",
+        "DP-SGD, q = {}, {:?} sampling, {} steps, {:?} accountant{}{}",
+        show(q),
         a.sampling,
         a.steps,
         a.accountant,
@@ -193,31 +194,51 @@ pub fn run(a: DpsgdArgs) -> anyhow::Result<Answer> {
         }
         other => flag_error(other),
     };
+    let steps = a.steps;
     match (a.noise_multiplier, a.epsilon) {
         (Some(z), None) => {
             check_positive("noise-multiplier", z).map_err(flag_error)?;
             let event = event_of(z).map_err(flag_error)?;
             let eps = match a.accountant {
-                DpsgdAccountant::Rdp => epsilon_of(rdp, &event, a.delta),
-                DpsgdAccountant::Pld => epsilon_of(pld, &event, a.delta),
-            }
-            .map_err(supported)?;
+                DpsgdAccountant::Rdp => epsilon_of(rdp, &event, a.delta).map_err(supported)?,
+                DpsgdAccountant::Pld => epsilon_of(pld, &event, a.delta).map_err(|e| {
+                    pld_error(
+                        e,
+                        &format!("--noise-multiplier {} with --steps {steps}", show(z)),
+                    )
+                })?,
+            };
             Ok(Answer::one("epsilon", eps, ctx))
         }
         (None, Some(eps)) => {
             let target = Target::new(eps, a.delta).map_err(flag_error)?;
-            let bracket = dpsgd_bracket(q, a.steps, target).map_err(flag_error)?;
-            let z = match a.accountant {
-                DpsgdAccountant::Rdp => calibrate(|| rdp.fresh(), event_of, target, bracket),
-                DpsgdAccountant::Pld => {
-                    // PLD is never looser than RDP: start from the RDP answer.
-                    pld.supports(&event_of(bracket.start)?).map_err(supported)?;
-                    let start = calibrate(|| rdp.fresh(), event_of, target, bracket)?;
-                    let bracket = Bracket { start, ..bracket };
-                    calibrate(|| pld.fresh(), event_of, target, bracket)
-                }
+            let bracket = dpsgd_bracket(q, steps, target).map_err(flag_error)?;
+            let given = format!("--epsilon {} (at --delta {})", show(eps), show(a.delta));
+            if a.accountant == DpsgdAccountant::Pld {
+                pld.supports(&event_of(bracket.start)?).map_err(supported)?;
             }
-            .map_err(supported)?;
+            // The RDP answer, and for PLD (never looser than RDP) the start of its search.
+            let z = calibrate_dpsgd(|| rdp.fresh(), event_of, target, q, steps).map_err(
+                |e| match e {
+                    dp_core::DpError::Unsupported { .. } => supported(e),
+                    other => calibration_error(other, &given),
+                },
+            )?;
+            let z = match a.accountant {
+                DpsgdAccountant::Rdp => z,
+                DpsgdAccountant::Pld => {
+                    let bracket = Bracket {
+                        start: z,
+                        ..bracket
+                    };
+                    calibrate(|| pld.fresh(), event_of, target, bracket).map_err(|e| {
+                        pld_error(
+                            e,
+                            &format!("noise multipliers near {z:.3e} with --steps {steps}"),
+                        )
+                    })?
+                }
+            };
             Ok(Answer::one("noise_multiplier", z, ctx))
         }
         _ => Err(conflict(

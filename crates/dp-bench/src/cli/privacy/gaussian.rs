@@ -1,12 +1,13 @@
 //! `dp-bench privacy gaussian`.
 
 use clap::{Args, ValueEnum};
+use dp_core::DpError;
 use dp_core::accounting::{
     Accountant, Bracket, Event, PldAccountant, RdpAccountant, Target, calibrate, gaussian,
 };
 use dp_core::error::{check_delta, check_epsilon, check_positive, ensure};
 
-use super::output::{Answer, conflict, flag_error};
+use super::output::{Answer, calibration_error, conflict, flag_error, pld_error, show};
 
 /// Which accountant composes k Gaussians.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
@@ -100,26 +101,38 @@ pub fn run(a: GaussianArgs) -> anyhow::Result<Answer> {
     .map_err(flag_error)?;
     let (d, k, acc) = (a.sensitivity, a.compositions, a.accountant);
     let ctx = format!("Gaussian, sensitivity {d}, {k} composition(s), {acc:?} accountant");
+    let inputs = |what: String| format!("{what} with --sensitivity {d} and --compositions {k}");
     match (a.sigma, a.epsilon, a.delta) {
         (Some(sigma), None, Some(delta)) => {
             check_positive("sigma", sigma).map_err(flag_error)?;
             check_delta(delta).map_err(flag_error)?;
             Ok(Answer::one(
                 "epsilon",
-                eps_of(sigma, d, k, delta, acc).map_err(flag_error)?,
+                eps_of(sigma, d, k, delta, acc)
+                    .map_err(|e| pld_error(e, &inputs(format!("--sigma {}", show(sigma)))))?,
                 ctx,
             ))
         }
         (Some(sigma), Some(eps), None) => {
             check_positive("sigma", sigma).map_err(flag_error)?;
             check_epsilon(eps).map_err(flag_error)?;
-            let delta = delta_of(sigma, d, k, eps, acc).map_err(flag_error)?;
+            let delta = delta_of(sigma, d, k, eps, acc)
+                .map_err(|e| pld_error(e, &inputs(format!("--sigma {}", show(sigma)))))?;
             Ok(Answer::one("delta", delta, ctx))
         }
         (None, Some(eps), Some(delta)) => {
             check_epsilon(eps).map_err(flag_error)?;
             check_delta(delta).map_err(flag_error)?;
-            let sigma = sigma_of(eps, delta, d, k, acc)?;
+            let sigma = sigma_of(eps, delta, d, k, acc).map_err(|e| match e {
+                DpError::Calibration(_) => calibration_error(
+                    e,
+                    &format!("--epsilon {} (at --delta {})", show(eps), show(delta)),
+                ),
+                other => pld_error(
+                    other,
+                    &inputs(format!("the sigma --epsilon {} needs", show(eps))),
+                ),
+            })?;
             Ok(Answer::one("sigma", sigma, ctx))
         }
         _ => Err(conflict(

@@ -33,7 +33,7 @@ impl Answer {
             println!("{}", serde_json::Value::Object(map));
         } else {
             for (k, v) in &self.values {
-                println!("{k} = {v:.6}");
+                println!("{k} = {}", fmt_value(*v));
             }
             if !self.context.is_empty() {
                 println!("({})", self.context);
@@ -42,15 +42,103 @@ impl Answer {
     }
 }
 
+/// Six decimals where that shows the value (the historical format), else scientific
+/// notation: `0.000000` for z = 1e-7 or 300 digits for ε = 1e300 say nothing.
+fn fmt_value(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() || (1e-3..1e9).contains(&a) {
+        format!("{v:.6}")
+    } else {
+        format!("{v:.6e}")
+    }
+}
+
+/// A number for a message: as Rust prints it where that is short, else in scientific
+/// notation (Rust's `{}` spells 1e-160 with 160 zeros).
+pub fn show(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() || (1e-4..1e15).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// Every flag of `dp-bench privacy …`: only these names may be reported as `--name`.
+const FLAGS: &[&str] = &[
+    "accountant",
+    "beta",
+    "bound",
+    "clip",
+    "compositions",
+    "conversion",
+    "delta",
+    "epsilon",
+    "lambda",
+    "lipschitz",
+    "noise-factor",
+    "noise-multiplier",
+    "sampling",
+    "sampling-rate",
+    "sensitivity",
+    "sigma",
+    "sigma-out",
+    "steps",
+    "tau",
+    "tuning",
+];
+
 /// Turns an out-of-range error from dp-core into a usage error naming the flag (exit 2).
+///
+/// A name that is no flag of this command (an accountant's internal setting, e.g. the PLD
+/// grid step) is reported as such rather than as a flag the user cannot find.
 pub fn flag_error(e: DpError) -> anyhow::Error {
     match e {
         DpError::OutOfRange {
             name,
             value,
             allowed,
-        } => UsageError(format!("--{name} {allowed}, got {value}")).into(),
+        } if FLAGS.contains(&name) => {
+            UsageError(format!("--{name} {allowed}, got {}", show(value))).into()
+        }
+        DpError::OutOfRange {
+            name,
+            value,
+            allowed,
+        } => UsageError(format!(
+            "the accountant's internal {name} = {value:e} {allowed}; the inputs are outside \
+             what it supports (docs/limits.md)"
+        ))
+        .into(),
         other => other.into(),
+    }
+}
+
+/// [`flag_error`] for the PLD accountant: its fixed grid (step 1e-4, at most 2^24 points)
+/// cannot hold the privacy loss of very small noise or very many compositions, and no flag
+/// sets the grid. `inputs` names the flags that caused it, e.g. `--noise-multiplier 1e-5
+/// (with --steps 10)`.
+pub fn pld_error(e: DpError, inputs: &str) -> anyhow::Error {
+    match e {
+        DpError::OutOfRange {
+            name: "grid-step" | "fft-length",
+            ..
+        } => UsageError(format!(
+            "--accountant pld cannot represent the privacy loss of {inputs} on its grid \
+             (step 1e-4, at most 2^24 points): use --accountant rdp, or more noise"
+        ))
+        .into(),
+        other => flag_error(other),
+    }
+}
+
+/// A failed calibration is a target out of reach: a usage error (exit 2) naming the flags.
+pub fn calibration_error(e: DpError, flags: &str) -> anyhow::Error {
+    match e {
+        DpError::Calibration(msg) => {
+            UsageError(format!("{flags} cannot be calibrated: {msg}")).into()
+        }
+        other => flag_error(other),
     }
 }
 
