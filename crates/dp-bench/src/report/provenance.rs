@@ -64,6 +64,20 @@ impl Provenance {
         )
     }
 
+    /// Why these results may be stale against code built from `current` (the running
+    /// binary's commit): `None` when the binary that produced them was built from the same
+    /// commit, else a note naming both (an unknown commit is never the same).
+    pub fn stale_against(&self, current: &str) -> Option<String> {
+        if self.build_commit == current && current != "unknown" {
+            return None;
+        }
+        Some(format!(
+            "produced by a binary built from {}, not {current} (this binary): its numbers may \
+             differ from what the current code gives; re-run to refresh",
+            self.build_commit
+        ))
+    }
+
     /// Writes `dir/provenance.json` atomically.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(self)?;
@@ -185,5 +199,19 @@ mod tests {
         v.as_object_mut().unwrap().remove("build_commit");
         let old: Provenance = serde_json::from_value(v).unwrap();
         assert_eq!(old.build_commit, "unknown");
+    }
+
+    #[test]
+    fn results_of_another_commit_are_flagged_stale() {
+        let mut p = Provenance::here("run", 1.0, "synthetic-l");
+        p.build_commit = "a".repeat(40);
+        assert_eq!(p.stale_against(&"a".repeat(40)), None);
+        let note = p.stale_against(&"b".repeat(40)).unwrap();
+        assert!(
+            note.contains(&"a".repeat(40)) && note.contains(&"b".repeat(40)),
+            "{note}"
+        );
+        p.build_commit = "unknown".into();
+        assert!(p.stale_against("unknown").is_some());
     }
 }
