@@ -14,10 +14,18 @@ use highs::{HighsModelStatus, RowProblem, Sense};
 use crate::rows::Rows;
 
 /// Solver settings of one oracle call.
+///
+/// What decides a solve's outcome is `node_limit` alone: on one thread with a fixed seed
+/// HiGHS does the same work in the same order on any machine at any load, so a node budget
+/// certifies the same solves everywhere. `wall_cap` is only a safety net against a solve
+/// that would never end; reaching it makes the answer [`Status::WallCapReached`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct OracleOptions {
-    /// Wall-clock limit of one solve, seconds.
-    pub time_limit: f64,
+    /// Branch-and-bound node budget of one solve (HiGHS `mip_max_nodes`, at least 1: the
+    /// root node is always evaluated).
+    pub node_limit: u64,
+    /// Wall-clock safety net of one solve, seconds (HiGHS `time_limit`).
+    pub wall_cap: f64,
     /// HiGHS's random seed (fixed: a run is reproducible).
     pub seed: i32,
     /// A positive record needs `⟨w, x⟩ ≥ margin` (MIPs cannot state `> 0`).
@@ -27,7 +35,8 @@ pub struct OracleOptions {
 impl Default for OracleOptions {
     fn default() -> Self {
         OracleOptions {
-            time_limit: 60.0,
+            node_limit: 100_000,
+            wall_cap: 3600.0,
             seed: 0,
             margin: 1e-3,
         }
@@ -39,13 +48,19 @@ impl Default for OracleOptions {
 pub enum Status {
     /// Proven optimal, and the recomputed objective agrees: the exact argmin.
     Certified,
-    /// Not proven (time limit, gap, or a disagreeing recomputation): the incumbent carries
-    /// no privacy guarantee.
+    /// Not proven within the node budget (or a disagreeing recomputation): the incumbent
+    /// carries no privacy guarantee. Reproducible: the same solve ends the same way anywhere.
     Uncertified {
         /// What went wrong.
         reason: String,
         /// HiGHS's relative MIP gap at the end.
         gap: f64,
+    },
+    /// The wall-clock safety net (or HiGHS's memory limit) stopped the solve before its node
+    /// budget: whether it would have certified is unknown, and another machine may differ.
+    WallCapReached {
+        /// HiGHS's status.
+        reason: String,
     },
 }
 
@@ -58,7 +73,11 @@ pub struct Answer {
     pub objective: f64,
     /// Certified or not.
     pub status: Status,
-    /// Solve time, seconds.
+    /// Branch-and-bound nodes the solve used (deterministic).
+    pub nodes: i64,
+    /// Simplex iterations over all of the solve's LPs (deterministic).
+    pub lp_iterations: i64,
+    /// Solve time, seconds: a measurement, never part of a decision.
     pub seconds: f64,
 }
 
@@ -66,6 +85,11 @@ impl Answer {
     /// Whether the answer is the exact argmin.
     pub fn certified(&self) -> bool {
         self.status == Status::Certified
+    }
+
+    /// Whether the outcome is the same on every machine (the wall-clock cap was not reached).
+    pub fn reproducible(&self) -> bool {
+        !matches!(self.status, Status::WallCapReached { .. })
     }
 }
 
@@ -131,6 +155,25 @@ fn add_loss_rows(
     constant
 }
 
+/// HiGHS's MIP node count, an `int64` info value the `highs` crate has no getter for.
+fn node_count(solved: &mut highs::SolvedModel) -> i64 {
+    let mut nodes: i64 = -1;
+    // SAFETY: the pointer is the live HiGHS instance owned by `solved`, the name is a
+    // NUL-terminated literal, and `nodes` outlives the call.
+    let status = unsafe {
+        highs_sys::Highs_getInt64InfoValue(
+            solved.as_mut_ptr(),
+            c"mip_node_count".as_ptr(),
+            &mut nodes,
+        )
+    };
+    if status == highs_sys::STATUS_OK {
+        nodes
+    } else {
+        -1
+    }
+}
+
 fn solve(
     pb: RowProblem,
     opts: &OracleOptions,
@@ -141,32 +184,68 @@ fn solve(
     let start = Instant::now();
     let mut model = pb.optimise(Sense::Minimise);
     model.make_quiet();
+    // One thread and a fixed seed make HiGHS's search deterministic; with `time_limit` not
+    // reached, none of its decisions reads the clock (docs/papers/neel2019.md), so the node
+    // budget alone decides which solves certify.
     model.set_option("threads", 1);
     model.set_option("random_seed", opts.seed);
-    model.set_option("time_limit", opts.time_limit);
+    model.set_option(
+        "mip_max_nodes",
+        i32::try_from(opts.node_limit.max(1)).unwrap_or(i32::MAX),
+    );
+    model.set_option("time_limit", opts.wall_cap);
     model.set_option("mip_rel_gap", 0.0);
     model.set_option("mip_abs_gap", 1e-9);
-    let solved = model.solve();
+    let mut solved = model.solve();
     let seconds = start.elapsed().as_secs_f64();
     let status = solved.status();
+    let nodes = node_count(&mut solved);
+    let lp_iterations = solved.simplex_iteration_count();
     let cols = solved.get_solution().columns().to_vec();
-    if cols.is_empty() {
-        return Answer {
-            w: Vec::new(),
-            objective: f64::INFINITY,
-            status: Status::Uncertified {
-                reason: format!("no incumbent ({status:?})"),
-                gap: f64::INFINITY,
-            },
-            seconds,
+    let answer = |w, objective, status| Answer {
+        w,
+        objective,
+        status,
+        nodes,
+        lp_iterations,
+        seconds,
+    };
+    if matches!(
+        status,
+        HighsModelStatus::ReachedTimeLimit | HighsModelStatus::ReachedMemoryLimit
+    ) {
+        let w = if cols.is_empty() {
+            Vec::new()
+        } else {
+            decode(&cols)
         };
+        let obj = if w.is_empty() {
+            f64::INFINITY
+        } else {
+            objective(&w)
+        };
+        let reason = format!("{status:?} after {seconds:.1} s");
+        return answer(w, obj, Status::WallCapReached { reason });
+    }
+    if cols.is_empty() {
+        let status = Status::Uncertified {
+            reason: format!("no incumbent ({status:?})"),
+            gap: f64::INFINITY,
+        };
+        return answer(Vec::new(), f64::INFINITY, status);
     }
     let w = decode(&cols);
     let recomputed = objective(&w);
     let mip = solved.objective_value() + constant;
     let gap = solved.mip_gap();
     let agree = (recomputed - mip).abs() <= 1e-7 * (1.0 + recomputed.abs());
-    let status = if status != HighsModelStatus::Optimal {
+    let status = if status == HighsModelStatus::ReachedSolutionLimit {
+        // HiGHS reports its node limit as a solution limit.
+        Status::Uncertified {
+            reason: "node budget reached".into(),
+            gap,
+        }
+    } else if status != HighsModelStatus::Optimal {
         Status::Uncertified {
             reason: format!("{status:?}"),
             gap,
@@ -179,12 +258,7 @@ fn solve(
     } else {
         Status::Certified
     };
-    Answer {
-        w,
-        objective: recomputed,
-        status,
-        seconds,
-    }
+    answer(w, recomputed, status)
 }
 
 /// OPDisc's oracle over `{−bound..bound}^d ∩ {‖w‖² ≤ radius_sq}` with noise `η ∈ ℝ^{d+1}`.

@@ -122,33 +122,90 @@ fn rspm_returns_the_brute_force_argmin() {
     }
 }
 
-#[test]
-fn a_solve_out_of_time_is_not_certified() {
-    // A large instance with a time limit far below what proving optimality takes.
-    let rows = data(3000, 6);
-    let big = Rows::aggregate(
-        &rows
-            .x
+/// Distinct rows on a 9-level grid in d = 5 with 25% label noise, and noise η: an OPDisc
+/// instance over {−2..2}^5 that takes a few dozen branch-and-bound nodes (under a second).
+fn hard() -> (Rows, Vec<f64>) {
+    let (n, d) = (30, 5);
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let row: Vec<f64> = (0..d)
+            .map(|_| f64::from(rng.random_range(-4..=4)) / 4.0)
+            .collect();
+        let score: f64 = row
             .iter()
             .enumerate()
-            .map(|(i, v)| v + (i % 7) as f64 * 1e-2)
-            .collect::<Vec<_>>(),
-        4,
-        &(0..rows.len())
-            .map(|u| {
-                if rows.pos[u] >= rows.neg[u] {
-                    1.0
-                } else {
-                    -1.0
-                }
-            })
-            .collect::<Vec<_>>(),
+            .map(|(j, v)| if j % 2 == 0 { *v } else { -0.5 * v })
+            .sum();
+        let flip = rng.random::<f64>() < 0.25;
+        y.push(if (score > 0.0) != flip { 1.0 } else { -1.0 });
+        x.extend(row);
+    }
+    let eta = (0..=d)
+        .map(|_| 5.0 * (rng.random::<f64>() * 2.0 - 1.0))
+        .collect();
+    (Rows::aggregate(&x, d, &y), eta)
+}
+
+#[test]
+fn a_solve_out_of_budget_is_not_certified_but_reproducible() {
+    let (rows, eta) = hard();
+    let unlimited = opdisc(&rows, 2, 5, &eta, &OracleOptions::default());
+    assert!(unlimited.certified(), "{:?}", unlimited.status);
+    assert!(
+        unlimited.nodes > 1,
+        "needs branching: {} nodes",
+        unlimited.nodes
     );
-    let eta = vec![0.1; 5];
     let opts = OracleOptions {
-        time_limit: 1e-6,
+        node_limit: 1,
         ..OracleOptions::default()
     };
-    let ans = opdisc(&big, 2, 4, &eta, &opts);
-    assert!(!ans.certified(), "{:?}", ans.status);
+    let ans = opdisc(&rows, 2, 5, &eta, &opts);
+    assert!(!ans.certified() && ans.reproducible(), "{:?}", ans.status);
+    assert!(ans.nodes <= 1, "{} nodes", ans.nodes);
+}
+
+#[test]
+fn the_same_solve_does_the_same_work() {
+    let (rows, eta) = hard();
+    let a = opdisc(&rows, 2, 5, &eta, &OracleOptions::default());
+    assert!(
+        a.certified() && a.nodes > 1,
+        "{:?} in {} nodes",
+        a.status,
+        a.nodes
+    );
+    // Neither a budget the solve does not reach nor a wall-clock cap it does not reach (or
+    // none at all) changes its path.
+    for (node_limit, wall_cap) in [
+        (100_000, 3600.0),
+        (a.nodes as u64 + 1, 3600.0),
+        (100_000, 60.0),
+        (100_000, f64::INFINITY),
+    ] {
+        let opts = OracleOptions {
+            node_limit,
+            wall_cap,
+            ..OracleOptions::default()
+        };
+        let b = opdisc(&rows, 2, 5, &eta, &opts);
+        assert_eq!(
+            (&b.w, b.nodes, b.lp_iterations, &b.status),
+            (&a.w, a.nodes, a.lp_iterations, &a.status),
+            "budget {node_limit}, cap {wall_cap}"
+        );
+    }
+}
+
+#[test]
+fn the_wall_clock_cap_is_never_a_silent_refusal() {
+    let opts = OracleOptions {
+        wall_cap: 1e-6,
+        ..OracleOptions::default()
+    };
+    let (rows, eta) = hard();
+    let ans = opdisc(&rows, 2, 5, &eta, &opts);
+    assert!(!ans.certified() && !ans.reproducible(), "{:?}", ans.status);
 }

@@ -79,9 +79,9 @@ impl Method for OpdiscConfig {
         serde_json::to_value(self).expect("plain struct")
     }
 
-    /// A MIP solve may use its whole time limit (50 passes' worth per second).
+    /// A MIP solve may use its whole node budget.
     fn cost(&self) -> f64 {
-        50.0 * self.oracle.time_limit
+        self.oracle.cost()
     }
 
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
@@ -102,13 +102,6 @@ impl Method for OpdiscConfig {
             "radius_sq": radius_sq,
             "epsilon_chi": certified_eps,
         });
-        Ok(release(
-            ctx,
-            &self.oracle,
-            &answer,
-            &rows,
-            certified_eps,
-            details,
-        ))
+        release(ctx, &self.oracle, &answer, &rows, certified_eps, details)
     }
 }

@@ -1,6 +1,6 @@
-//! What the MIP methods share: the oracle keys of a config (time limit, what to release on a
-//! timeout), the training rows aggregated for the MIP, and how an oracle answer becomes a
-//! cell's release.
+//! What the MIP methods share: the oracle keys of a config (the solver's node budget, its
+//! wall-clock safety net, what to release when a solve is not certified), the training rows
+//! aggregated for the MIP, and how an oracle answer becomes a cell's release.
 
 use dp_mip::{Answer, OracleOptions, Rows, Status};
 use rand::SeedableRng;
@@ -11,10 +11,10 @@ use serde_json::json;
 
 use crate::methods::{CellOutcome, Context, test_accuracy};
 
-/// What a cell releases when the oracle does not certify its answer.
+/// What a cell releases when the oracle does not certify its answer within the node budget.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "kebab-case")]
-pub enum OnTimeout {
+pub enum OnUncertified {
     /// Nothing: the cell is scored as w = 0 (every record predicted −1: 50% on balanced data).
     #[default]
     Refuse,
@@ -26,30 +26,62 @@ pub enum OnTimeout {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OracleKeys {
-    /// Wall-clock limit of one solve, seconds.
-    #[serde(default = "default_time_limit")]
-    pub time_limit: f64,
-    /// What an uncertified solve releases.
-    #[serde(default)]
-    pub on_timeout: OnTimeout,
+    /// Branch-and-bound nodes one solve may use: the deterministic budget that decides which
+    /// solves certify, the same on every machine.
+    #[serde(default = "default_node_limit")]
+    pub node_limit: u64,
+    /// Wall-clock safety net of one solve, seconds: reaching it fails the cell (its outcome
+    /// would depend on the machine), it never refuses a release.
+    #[serde(default = "default_wall_cap")]
+    pub wall_cap: f64,
+    /// What an uncertified solve releases (`on_timeout` in configs written before the node
+    /// budget).
+    #[serde(default, alias = "on_timeout")]
+    pub on_uncertified: OnUncertified,
     /// A positive record needs ⟨w, x⟩ ≥ margin (MIPs cannot state > 0; the loss stays 0/1).
     #[serde(default = "default_margin")]
     pub margin: f64,
 }
 
-fn default_time_limit() -> f64 {
-    60.0
+/// The node budget of a config that names none: the n = 1,000 config's, which certifies at
+/// least as many solves as its earlier 10 s wall-clock limit did on an idle machine.
+pub const DEFAULT_NODE_LIMIT: u64 = 5000;
+
+/// Nodes per pass over the data in [`crate::methods::Method::cost`]'s units: at n = 1,000 a
+/// thousand nodes take about 6 s of one core, and a second is about 50 passes elsewhere.
+const NODES_PER_PASS: f64 = 3.0;
+
+fn default_node_limit() -> u64 {
+    DEFAULT_NODE_LIMIT
+}
+fn default_wall_cap() -> f64 {
+    3600.0
 }
 fn default_margin() -> f64 {
     1e-3
 }
 
 /// The keys [`OracleKeys`] owns, moved out of a method table before the method's own parse.
-const KEYS: &[&str] = &["time_limit", "on_timeout", "margin"];
+pub const KEYS: &[&str] = &[
+    "node_limit",
+    "wall_cap",
+    "on_uncertified",
+    "on_timeout",
+    "margin",
+];
 
 impl OracleKeys {
     /// Moves the oracle keys out of `table` and checks them.
     pub fn take(table: &mut toml::Table) -> Result<OracleKeys, String> {
+        if table.contains_key("time_limit") {
+            // A limit in seconds made which solves certify depend on the machine's load.
+            return Err(
+                "time_limit` is gone: the budget is `node_limit` (branch-and-bound \
+                        nodes, the same on every machine), with `wall_cap` seconds as a \
+                        safety net that fails the cell"
+                    .into(),
+            );
+        }
         let mut mine = toml::Table::new();
         for k in KEYS {
             if let Some(v) = table.remove(*k) {
@@ -57,11 +89,15 @@ impl OracleKeys {
             }
         }
         let k: OracleKeys = crate::methods::parse_table(mine)?;
-        if !(k.time_limit > 0.0 && k.time_limit.is_finite()) {
+        if !(1..=i32::MAX as u64).contains(&k.node_limit) {
             return Err(format!(
-                "time_limit` = {} must be > 0 seconds",
-                k.time_limit
+                "node_limit` = {} must be in 1..={} (HiGHS's mip_max_nodes)",
+                k.node_limit,
+                i32::MAX
             ));
+        }
+        if !(k.wall_cap > 0.0 && k.wall_cap.is_finite()) {
+            return Err(format!("wall_cap` = {} must be > 0 seconds", k.wall_cap));
         }
         if !(k.margin > 0.0 && k.margin < 1.0) {
             return Err(format!("margin` = {} must be in (0, 1)", k.margin));
@@ -69,13 +105,20 @@ impl OracleKeys {
         Ok(k)
     }
 
-    /// HiGHS settings: one thread, a fixed seed, this limit.
+    /// HiGHS settings: one thread, a fixed seed, this budget and safety net.
     pub fn options(&self) -> OracleOptions {
         OracleOptions {
-            time_limit: self.time_limit,
+            node_limit: self.node_limit,
+            wall_cap: self.wall_cap,
             seed: 0,
             margin: self.margin,
         }
+    }
+
+    /// A solve's worst case in passes over the data, from the budget alone (shards balance
+    /// on it, so it must not depend on timings).
+    pub fn cost(&self) -> f64 {
+        self.node_limit as f64 / NODES_PER_PASS
     }
 }
 
@@ -99,7 +142,8 @@ pub fn gaussian_noise(sigma: f64, k: usize, seed: u64) -> anyhow::Result<Vec<f64
 
 /// The cell's release from an oracle answer: the argmin when certified (ε = `epsilon`);
 /// otherwise nothing or the incumbent, with ε = ∞ either way (the guarantee needs the exact
-/// argmin, and whether a solve finishes depends on the data).
+/// argmin, and whether a solve certifies depends on the data). An answer cut short by the
+/// wall-clock cap is an error: its outcome would depend on the machine.
 pub fn release(
     ctx: &Context<'_>,
     keys: &OracleKeys,
@@ -107,20 +151,31 @@ pub fn release(
     rows: &Rows,
     epsilon: f64,
     mut details: serde_json::Value,
-) -> CellOutcome {
+) -> anyhow::Result<CellOutcome> {
+    if let Status::WallCapReached { reason } = &answer.status {
+        anyhow::bail!(
+            "not reproducible: wall-clock cap reached (wall_cap = {} s; {reason}, {} nodes of \
+             node_limit = {}); raise wall_cap or lower node_limit",
+            keys.wall_cap,
+            answer.nodes,
+            keys.node_limit
+        );
+    }
     let certified = answer.certified();
-    let released = certified || keys.on_timeout == OnTimeout::Incumbent;
+    let released = certified || keys.on_uncertified == OnUncertified::Incumbent;
     let w: Vec<f64> = if released {
         answer.w.iter().map(|&v| f64::from(v)).collect()
     } else {
         vec![0.0; rows.d]
     };
     let (reason, gap) = match &answer.status {
-        Status::Certified => (None, 0.0),
         Status::Uncertified { reason, gap } => (Some(reason.clone()), *gap),
+        _ => (None, 0.0),
     };
     let incumbent: Vec<f64> = answer.w.iter().map(|&v| f64::from(v)).collect();
     if let Some(obj) = details.as_object_mut() {
+        // Only deterministic values: these land in cells.csv, which must be the same bytes on
+        // every machine (the solve's wall time is the cell's, in timings.csv).
         obj.extend([
             // What releasing the incumbent regardless would have scored (no guarantee).
             (
@@ -134,7 +189,8 @@ pub fn release(
                 json!(reason.unwrap_or_else(|| "optimal".into())),
             ),
             ("gap".into(), json!(gap)),
-            ("solve_seconds".into(), json!(answer.seconds)),
+            ("nodes".into(), json!(answer.nodes)),
+            ("lp_iterations".into(), json!(answer.lp_iterations)),
             ("objective".into(), json!(answer.objective)),
             ("unique_rows".into(), json!(rows.len())),
             ("w".into(), json!(answer.w)),
@@ -144,9 +200,9 @@ pub fn release(
             ),
         ]);
     }
-    CellOutcome {
+    Ok(CellOutcome {
         accuracy: test_accuracy(ctx, &w),
         epsilon_accounted: if certified { epsilon } else { f64::INFINITY },
         details,
-    }
+    })
 }

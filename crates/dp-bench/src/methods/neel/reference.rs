@@ -73,6 +73,11 @@ impl Method for ZeroOneConfig {
         true
     }
 
+    /// A MIP solve may use its whole node budget.
+    fn cost(&self) -> f64 {
+        self.oracle.cost()
+    }
+
     fn run(&self, ctx: &Context<'_>, _cell: &Cell) -> anyhow::Result<CellOutcome> {
         let rows = training_rows(ctx);
         let radius_sq = self.grid.radius_sq.unwrap_or(rows.d as i64);
@@ -85,7 +90,7 @@ impl Method for ZeroOneConfig {
             &self.oracle.options(),
         );
         let details = json!({ "bound": self.grid.bound, "radius_sq": radius_sq });
-        let mut out = release(ctx, &self.oracle, &answer, &rows, f64::INFINITY, details);
+        let mut out = release(ctx, &self.oracle, &answer, &rows, f64::INFINITY, details)?;
         out.epsilon_accounted = f64::INFINITY;
         Ok(out)
     }

@@ -11,7 +11,7 @@ use dp_core::accounting::neel::rspm_sigma;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::oracle::{OracleKeys, gaussian_noise, release, training_rows};
+use super::oracle::{KEYS, OracleKeys, gaussian_noise, release, training_rows};
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, Method, MethodEntry};
 
@@ -33,7 +33,8 @@ fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     let oracle = OracleKeys::take(&mut table)?;
     if let Some(k) = table.keys().next() {
         return Err(format!(
-            "{k}` is not a key of rspm (known: time_limit, on_timeout, margin)"
+            "{k}` is not a key of rspm (known: {})",
+            KEYS.join(", ")
         ));
     }
     Ok(Box::new(RspmConfig { oracle }))
@@ -48,9 +49,9 @@ impl Method for RspmConfig {
         serde_json::to_value(self).expect("plain struct")
     }
 
-    /// A MIP solve may use its whole time limit (50 passes' worth per second).
+    /// A MIP solve may use its whole node budget.
     fn cost(&self) -> f64 {
-        50.0 * self.oracle.time_limit
+        self.oracle.cost()
     }
 
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
@@ -60,13 +61,6 @@ impl Method for RspmConfig {
         let eta = gaussian_noise(sigma, m, cell.seed)?;
         let answer = dp_mip::rspm(&rows, &eta, &self.oracle.options());
         let details = json!({ "noise": sigma, "separators": m, "calibration": "paper" });
-        Ok(release(
-            ctx,
-            &self.oracle,
-            &answer,
-            &rows,
-            cell.epsilon,
-            details,
-        ))
+        release(ctx, &self.oracle, &answer, &rows, cell.epsilon, details)
     }
 }

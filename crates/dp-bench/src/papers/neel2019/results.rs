@@ -1,6 +1,7 @@
 //! One run's cells grouped per (method, ε) with what Figure 1 and its table need: mean and
-//! std of the released accuracy, the certified fraction and solve times. Methods are labelled
-//! from their tables in the run's `config.toml` copy (kind and calibration), not their names.
+//! std of the released accuracy, the certified fraction with the ε of the certified runs,
+//! solver work and solve times. Methods are labelled from their tables in the run's
+//! `config.toml` copy (kind and calibration), not their names.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,6 +34,10 @@ pub struct Row {
     pub runs: usize,
     /// Fraction of runs whose oracle certified the exact argmin (1 for methods without one).
     pub certified: f64,
+    /// Runs whose oracle certified (all runs for methods without one).
+    pub certified_runs: usize,
+    /// Median branch-and-bound nodes of the oracle's solves (NaN without an oracle).
+    pub median_nodes: f64,
     /// Median seconds of a run (the MIP solve for oracle methods, the cell's wall time else).
     pub median_seconds: f64,
     /// Every run's seconds (the run-time histogram).
@@ -40,8 +45,12 @@ pub struct Row {
     /// Mean accuracy the oracle's answers would have had had every one been released,
     /// timeouts' incumbents included (no guarantee; NaN for methods without an oracle).
     pub incumbent_accuracy: f64,
-    /// Largest ε the project certifies over the runs (∞: no guarantee).
+    /// Largest ε the project certifies over all runs (∞ as soon as one run has no guarantee:
+    /// the summary's column).
     pub epsilon_certified: f64,
+    /// Largest ε over the runs that carry a guarantee (∞ when none does): read with
+    /// `certified`, what a reader of one certified release may rely on.
+    pub epsilon_of_certified: f64,
     /// A deterministic non-private reference line (one run, ε-free).
     pub reference: bool,
 }
@@ -75,7 +84,8 @@ fn median(xs: &[f64]) -> f64 {
     }
 }
 
-/// Seconds of one run: the oracle's solve time when there is one.
+/// Seconds of one run: the cell's wall time (from `timings.csv`), or the oracle's solve time
+/// in runs made before solve times moved out of the cell table.
 fn seconds(c: &CellRecord) -> f64 {
     let s = c.detail("solve_seconds");
     if s.is_finite() { s } else { c.wall_ms / 1e3 }
@@ -130,15 +140,20 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
             .get(&(method.clone(), epsilon.to_bits()))
             .map_or(&[][..], Vec::as_slice);
         let secs: Vec<f64> = group.iter().map(seconds).collect();
+        let certified_cells: Vec<&CellRecord> = group
+            .iter()
+            .filter(|c| c.details.get("certified").and_then(|v| v.as_bool()) != Some(false))
+            .collect();
         let certified = if group.is_empty() {
             f64::NAN
         } else {
-            group
-                .iter()
-                .filter(|c| c.details.get("certified").and_then(|v| v.as_bool()) != Some(false))
-                .count() as f64
-                / group.len() as f64
+            certified_cells.len() as f64 / group.len() as f64
         };
+        let epsilon_of_certified = certified_cells
+            .iter()
+            .map(|c| c.epsilon_accounted)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let nodes: Vec<f64> = group.iter().map(|c| c.detail("nodes")).collect();
         let incumbents: Vec<f64> = group
             .iter()
             .map(|c| c.detail("incumbent_accuracy"))
@@ -161,9 +176,16 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
             std: t.num(i, "std")?,
             runs: t.num(i, "trials")? as usize,
             certified,
+            certified_runs: certified_cells.len(),
+            median_nodes: median(&nodes),
             median_seconds: median(&secs),
             seconds: secs,
             epsilon_certified: t.num(i, "epsilon_certified")?,
+            epsilon_of_certified: if epsilon_of_certified.is_finite() {
+                epsilon_of_certified
+            } else {
+                f64::INFINITY
+            },
         });
     }
     Ok(Some(rows))
