@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Checks the committed snapshots in docs/figures/<paper>/ against their SOURCES.md and,
+given re-drawn figures, against a re-run; lists the runs whose commit is not HEAD.
+scripts/check-snapshots.sh runs it; exit 1 on any difference.
+
+Usage: scripts/snapshot-check.py [--hashes-only | --regen DIR [--reran RESULTS]] [PAPER...]
+  --hashes-only  only the sha256 check below (no list of stale runs)
+  --regen DIR  DIR/<paper>/ holds `dp-bench figures <paper>` drawn from re-runs of some of
+               the paper's runs: every CSV row and markdown line drawn there must be in
+               the committed file, byte for byte (a committed row edited by hand is caught
+               by the sha256 check below, whether or not its run is re-run)
+  --reran RESULTS  the re-runs' results (RESULTS/<paper>/<run>/), named as such in the list
+  PAPER...     only these papers (default: every folder of docs/figures/)
+
+Always: every file of docs/figures/<paper>/ must be listed in its SOURCES.md with its sha256
+(a missing SOURCES.md is only warned about, for a paper whose snapshot is being regenerated).
+"""
+import csv
+import hashlib
+import io
+import os
+import re
+import subprocess
+import sys
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+FIGURES = os.path.join(REPO, "docs", "figures")
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def git(*args):
+    r = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
+    return r.returncode, r.stdout.strip()
+
+
+def table(text, heading):
+    m = re.search(r"^## " + re.escape(heading) + r"\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    lines = [x for x in (m.group(1).splitlines() if m else []) if x.startswith("|")]
+    cells = lambda line: [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+    return [dict(zip(cells(lines[0]), cells(x))) for x in lines[2:]] if len(lines) > 2 else []
+
+
+def check_hashes(paper, errors, warnings):
+    folder = os.path.join(FIGURES, paper)
+    sources = os.path.join(folder, "SOURCES.md")
+    if not os.path.exists(sources):
+        warnings.append(f"docs/figures/{paper}/SOURCES.md missing: its files name no run or"
+                        f" commit yet (scripts/snapshot-sources.py {paper} writes it)")
+        return []
+    text = open(sources).read()
+    listed = {r["file"]: r["sha256"] for r in table(text, "Files")}
+    present = sorted(n for n in os.listdir(folder)
+                     if n != "SOURCES.md" and os.path.isfile(os.path.join(folder, n)))
+    for name in present:
+        if name not in listed:
+            errors.append(f"docs/figures/{paper}/{name}: not in SOURCES.md (refresh it with"
+                          f" scripts/snapshot-sources.py {paper})")
+        elif sha256(os.path.join(folder, name)) != listed[name]:
+            errors.append(f"docs/figures/{paper}/{name}: sha256 differs from SOURCES.md, i.e."
+                          " edited by hand or drawn again without scripts/snapshot-sources.py")
+    for name in sorted(set(listed) - set(present)):
+        errors.append(f"docs/figures/{paper}/SOURCES.md lists {name}, which is not there")
+    return table(text, "Runs")
+
+
+def csv_rows(path):
+    """(header, [fields], [line]) of a CSV file; lines are the raw text of its rows."""
+    with open(path, newline="") as f:
+        lines = [x for x in f.read().splitlines() if x.strip()]
+    if not lines:
+        return "", [], []
+    rows = lines[1:]
+    return lines[0], [next(csv.reader(io.StringIO(x))) for x in rows], rows
+
+
+def nearest(fields, committed):
+    """The committed row sharing the longest run of leading fields with `fields`."""
+    def shared(other):
+        n = 0
+        while n < min(len(fields), len(other)) and fields[n] == other[n]:
+            n += 1
+        return n
+    best = max(range(len(committed[0])), key=lambda i: shared(committed[0][i]), default=None)
+    return committed[1][best] if best is not None else "(none)"
+
+
+def compare_csv(regen, committed, label, errors):
+    rh, rfields, rlines = csv_rows(regen)
+    ch, cfields, clines = csv_rows(committed)
+    if rh != ch:
+        errors.append(f"{label}: header differs\n    re-run:   {rh}\n    snapshot: {ch}")
+        return 0
+    have = set(clines)
+    missing = [i for i, x in enumerate(rlines) if x not in have]
+    if missing:
+        msg = [f"{label}: {len(missing)} re-run row(s) not in the snapshot"]
+        for i in missing[:8]:
+            msg += [f"    re-run:   {rlines[i]}",
+                    f"    snapshot: {nearest(rfields[i], (cfields, clines))}"]
+        errors.append("\n".join(msg))
+    return len(rlines)
+
+
+# Lines a partial re-run draws in place of what it did not run.
+PLACEHOLDER = re.compile(r"^(No results|.*\bskipped\b)")
+
+
+def compare_md(regen, committed, label, errors):
+    committed_lines = set(open(committed).read().splitlines())
+    lines = [x for x in open(regen).read().splitlines()
+             if x.strip() and not PLACEHOLDER.match(x)]
+    missing = [x for x in lines if x not in committed_lines]
+    if missing:
+        errors.append("\n".join([f"{label}: {len(missing)} line(s) of the re-run are not in"
+                                  " the snapshot"] + [f"    re-run:   {x}" for x in missing[:8]]))
+    return len(lines)
+
+
+def compare(regen_root, paper, errors):
+    regen = os.path.join(regen_root, paper)
+    if not os.path.isdir(regen):
+        return
+    compared = 0
+    for name in sorted(os.listdir(regen)):
+        committed = os.path.join(FIGURES, paper, name)
+        if not os.path.exists(committed):
+            continue
+        label = f"docs/figures/{paper}/{name}"
+        if name.endswith(".csv"):
+            compared += compare_csv(os.path.join(regen, name), committed, label, errors)
+        elif name.endswith(".md"):
+            compared += compare_md(os.path.join(regen, name), committed, label, errors)
+    print(f"{paper}: {compared} re-drawn rows compared with the snapshot")
+
+
+def stale(paper, runs, reran):
+    """Lines naming each run whose binary commit is not HEAD (re-run ones: that they were)."""
+    _, head = git("rev-parse", "HEAD")
+    out = []
+    manifest_config = {}
+    with open(os.path.join(FIGURES, "runs.txt")) as f:
+        for line in f:
+            p = line.split()
+            if len(p) > 2 and p[0] == paper:
+                manifest_config[p[1]] = p[2]
+    for r in runs:
+        commit = r.get("binary commit", "")
+        hexpart = commit.split("+")[0]
+        config = manifest_config.get(r.get("run"), r.get("config", ""))
+        what = f"{paper}/{r.get('run')}"
+        if reran and os.path.isdir(os.path.join(reran, paper, r.get("run", ""))):
+            out.append(f"{what}: produced by {commit}; re-run now, rows compared above")
+            continue
+        if not re.fullmatch(r"[0-9a-f]{7,40}", hexpart):
+            out.append(f"{what}: producing commit {commit or 'unknown'}")
+            continue
+        if head.startswith(hexpart) and "+" not in commit:
+            continue
+        rc, _ = git("cat-file", "-e", hexpart + "^{commit}")
+        if rc != 0:
+            out.append(f"{what}: produced by {commit}, not a commit of this repository")
+            continue
+        rc, changed = git("diff", "--name-only", hexpart, "HEAD", "--",
+                          "crates", "Cargo.lock", config)
+        n = len(changed.splitlines()) if changed else 0
+        dirty = " with uncommitted changes" if "+" in commit else ""
+        since = (f"{n} file(s) of crates/, Cargo.lock or its config changed since" if n
+                 else "code and config unchanged since")
+        out.append(f"{what}: stale? produced by {commit}{dirty} (HEAD {head[:12]}): {since}")
+    return out
+
+
+def main(argv):
+    regen = reran = None
+    hashes_only = False
+    papers = []
+    while argv:
+        a = argv.pop(0)
+        if a == "--regen" and argv:
+            regen = argv.pop(0)
+        elif a == "--reran" and argv:
+            reran = argv.pop(0)
+        elif a == "--hashes-only":
+            hashes_only = True
+        elif a.startswith("-"):
+            sys.exit(__doc__)
+        else:
+            papers.append(a)
+    papers = papers or sorted(d for d in os.listdir(FIGURES)
+                              if os.path.isdir(os.path.join(FIGURES, d)))
+    errors, warnings, notes = [], [], []
+    for paper in papers:
+        runs = check_hashes(paper, errors, warnings)
+        if regen:
+            compare(regen, paper, errors)
+        if not hashes_only:
+            notes += stale(paper, runs, reran)
+    if notes:
+        print("Runs not produced by HEAD's binary (stale unless nothing they depend on changed;"
+              " re-run with scripts/snapshot-runs.sh; SOURCES.md says which rows they give):")
+        print("\n".join("  " + n for n in notes))
+    for w in warnings if not hashes_only else []:
+        print(f"warning: {w}")
+    if errors:
+        print(f"\nFAILED: {len(errors)} difference(s) between the snapshot and its sources:",
+              file=sys.stderr)
+        for e in errors:
+            print("  " + e, file=sys.stderr)
+        sys.exit(1)
+    print("snapshots match their SOURCES.md" + (" and the re-runs" if regen else ""))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
