@@ -8,7 +8,8 @@
 # scripts/test.sh. Exits 1 on any difference.
 #
 # Usage: scripts/check-snapshots.sh [--bin PATH] [--all] [--keep DIR]
-#   --bin PATH  dp-bench binary (default: `cargo build -p dp-bench`, the dev profile CI uses)
+#   --bin PATH  dp-bench binary (default: `cargo build -p dp-bench`, the dev profile CI uses;
+#               with `--features mip` for --all)
 #   --all       re-run every run of docs/figures/runs.txt, not only the cheap ones (hours)
 #   --keep DIR  leave the re-runs and figures in DIR, a new folder (default: a temporary one)
 set -euo pipefail
@@ -23,7 +24,7 @@ while [[ $# -gt 0 ]]; do
     --bin) shift; bin="$(abs "$1")" ;;
     --all) all=1 ;;
     --keep) shift; keep="$(abs "$1")" ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -35,7 +36,10 @@ export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datase
 python3 scripts/snapshot-check.py --hashes-only
 
 if [[ -z "$bin" ]]; then
-  cargo build --locked --quiet -p dp-bench
+  # --all re-runs Neel et al.'s lines too, whose kinds need the MIP oracle.
+  features=()
+  if [[ "$all" -eq 1 ]]; then features=(--features mip); fi
+  cargo build --locked --quiet -p dp-bench "${features[@]}"
   bin="${CARGO_TARGET_DIR:-$repo/target}/debug/dp-bench"
 fi
 if [[ -n "$keep" ]]; then

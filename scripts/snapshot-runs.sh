@@ -6,7 +6,8 @@
 # A run already finished in its folder is resumed, i.e. skipped cell by cell.
 #
 # Usage: scripts/snapshot-runs.sh [--bin PATH] [--results DIR] [--ci] [--list] [--quiet] [PAPER | PAPER/RUN]...
-#   --bin PATH     the dp-bench binary (default: `cargo run --release`)
+#   --bin PATH     the dp-bench binary (default: `cargo run --release`, with `--features mip`
+#                  for neel2019; a --bin must have it to run Neel et al.'s lines)
 #   --results DIR  where the run folders go (default: results)
 #   --ci           only the cheap runs (check column "ci"), as scripts/check-snapshots.sh does
 #   --list         print the selected lines instead of running them
@@ -30,7 +31,7 @@ while [[ $# -gt 0 ]]; do
     --ci) ci=1 ;;
     --list) list=1 ;;
     --quiet) quiet=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
     *) only+=("$1") ;;
   esac
@@ -38,8 +39,16 @@ while [[ $# -gt 0 ]]; do
 done
 cd "$repo"
 
-dp_bench() {
-  if [[ -n "$bin" ]]; then "$bin" "$@"; else cargo run --release --locked --quiet -p dp-bench -- "$@"; fi
+dp_bench() { # paper, then dp-bench's arguments
+  local paper="$1"
+  shift
+  if [[ -n "$bin" ]]; then
+    "$bin" "$@"
+  elif [[ "$paper" == neel2019 ]]; then # the MIP oracle's kinds need the `mip` feature
+    cargo run --release --locked --quiet -p dp-bench --features mip -- "$@"
+  else
+    cargo run --release --locked --quiet -p dp-bench -- "$@"
+  fi
 }
 
 selected() { # paper run check
@@ -79,12 +88,12 @@ while read -r -u 3 paper run config cut check _gives; do
   start="$(date +%s)"
   if [[ "$quiet" -eq 1 ]]; then
     mkdir -p "$results/$paper"
-    if ! dp_bench run "$cfg" --out "$out" --quiet < /dev/null > "$out.log" 2>&1; then
+    if ! dp_bench "$paper" run "$cfg" --out "$out" --quiet < /dev/null > "$out.log" 2>&1; then
       cat "$out.log" >&2
       exit 1
     fi
   else
-    dp_bench run "$cfg" --out "$out" --quiet < /dev/null
+    dp_bench "$paper" run "$cfg" --out "$out" --quiet < /dev/null
   fi
   {
     echo "config $config"

@@ -1,43 +1,59 @@
 #!/usr/bin/env bash
 # The project's test command (see README): every unit, integration and CLI test, offline,
 # with datasets read from the mirror beside the checkout unless DPBENCH_DATA_MIRROR is set.
+# Everything is built with dp-bench's `mip` feature (Neel et al.'s MIP oracle on HiGHS),
+# installing its cmake and libclang first when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datasets/raw}"
-cargo test --workspace --locked "$@"
+source scripts/lib/need-highs-deps.sh
+need_highs_deps
+# One feature set for every cargo line below, so that they share one build.
+feat=(--features dp-bench/mip)
+cargo test --workspace --locked "${feat[@]}" "$@"
+# The default build (no MIP oracle) refuses a Neel config at validation with how to rebuild:
+# this test file alone without the feature (the run above compiles it to nothing).
+cargo test --locked --quiet -p dp-bench --test without_mip
 # The README's "Adding your own learner" example, end to end: it must keep compiling and running.
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-cargo run --locked --quiet -p dp-bench --example output_perturbation -- "$out/output-perturbation"
+cargo run --locked --quiet -p dp-bench "${feat[@]}" --example output_perturbation -- \
+  "$out/output-perturbation"
 # Iyengar et al. 2019 end to end on real Adult (cut-down grids), then its figures from that run.
-cargo run --locked --quiet -p dp-bench -- configs/iyengar2019/smoke.toml \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- configs/iyengar2019/smoke.toml \
   --out "$out/iyengar2019/adult-logistic" --quiet
 # Its multi-class path (one-vs-all over MNIST's 10 digits), cut down alike.
-cargo run --locked --quiet -p dp-bench -- configs/iyengar2019/smoke-mnist.toml \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- configs/iyengar2019/smoke-mnist.toml \
   --out "$out/iyengar2019/mnist-logistic" --quiet
-cargo run --locked --quiet -p dp-bench -- figures iyengar2019 \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- figures iyengar2019 \
   --results "$out/iyengar2019" --out "$out/figures-iyengar2019"
 test -s "$out/figures-iyengar2019/fig1.csv" && test -s "$out/figures-iyengar2019/fig2.png"
 grep -q '^mnist,logistic,1,' "$out/figures-iyengar2019/fig1.csv"
 # Avent et al. 2020: a cut-down DPareto study on real a1a, then its figures.
-cargo run --locked --quiet -p dp-bench -- configs/avent2020/smoke.toml \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- configs/avent2020/smoke.toml \
   --out "$out/avent2020/adult-lr-sgd-dpareto-fast" --quiet
 test "$(wc -l < "$out/avent2020/adult-lr-sgd-dpareto-fast/points.jsonl")" -eq 10
 # Its illustrative problems (Figs. 1-4): a cut-down logistic one and the full SVT one.
-cargo run --locked --quiet -p dp-bench -- configs/avent2020/illustrative-smoke.toml \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- configs/avent2020/illustrative-smoke.toml \
   --out "$out/avent2020/illustrative-logistic" --quiet
-cargo run --locked --quiet -p dp-bench -- configs/avent2020/illustrative-svt.toml \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- configs/avent2020/illustrative-svt.toml \
   --out "$out/avent2020/illustrative-svt" --quiet
-cargo run --locked --quiet -p dp-bench -- figures avent2020 \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- figures avent2020 \
   --results "$out/avent2020" --out "$out/figures-avent2020"
 test -s "$out/figures-avent2020/fig5.png" && test -s "$out/figures-avent2020/fig7.csv"
 test -s "$out/figures-avent2020/fig1.png" && test -s "$out/figures-avent2020/fig4.csv"
 # Neel et al. 2019: every method kind on real balanced Adult (n = 300) with the MIP oracle,
 # then Figure 1 from that run.
-cargo run --locked --quiet -p dp-bench -- configs/neel2019/smoke.toml \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- configs/neel2019/smoke.toml \
   --out "$out/neel2019/adult-n1000" --quiet
-cargo run --locked --quiet -p dp-bench -- figures neel2019 \
+cargo run --locked --quiet -p dp-bench "${feat[@]}" -- figures neel2019 \
   --results "$out/neel2019" --out "$out/figures-neel2019"
 test -s "$out/figures-neel2019/fig1.png"
 head -1 "$out/figures-neel2019/fig1.csv" | grep -q '^method,epsilon,n,calibration,mean_accuracy,std,runs,certified,median_seconds'
 grep -q '^RSPM,1,300,paper,' "$out/figures-neel2019/fig1.csv"
+# The committed tables and figures (docs/figures/) against their SOURCES.md, and the cheap runs
+# behind them (docs/figures/runs.txt) re-run and compared row for row (about 3 min), with the
+# binary of the runs above: the feature build, left as target/debug/dp-bench for the
+# scripts/slurm-test.sh and scripts/report-test.sh that .ci/run calls next.
+cargo build --locked --quiet -p dp-bench "${feat[@]}"
+bash scripts/check-snapshots.sh --bin "${CARGO_TARGET_DIR:-target}/debug/dp-bench"

@@ -1,7 +1,7 @@
 //! Processed-dataset cache: a small binary format so a second load is a file read.
 //!
 //! Layout (all little-endian): magic `DPDATA\0\x02`, `u64` header length, a JSON header
-//! ([`Header`]), then `y` (`n` f64), class labels (`n` u32, if any), and the features: dense
+//! (`Header`), then `y` (`n` f64), class labels (`n` u32, if any), and the features: dense
 //! `n·d` f64 row-major, or CSR `indptr` (`n+1` u64), `indices` (nnz u32), `values` (nnz f64);
 //! last, the sha256 of every byte before it (32 raw bytes).
 //! The header repeats the full cache key; a file whose key differs is ignored (rebuilt). The

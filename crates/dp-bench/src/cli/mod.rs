@@ -1,5 +1,9 @@
 //! Subcommands and the error convention they share.
 
+// The `///` comments here are also clap's `--help` text, whose `<paper>`-style placeholders
+// rustdoc would read as HTML tags; escaping them would put backslashes in `--help`.
+#![allow(rustdoc::invalid_html_tags)]
+
 pub mod cluster;
 pub mod data;
 pub mod figures;
@@ -78,6 +82,14 @@ fn list() {
     println!("method kinds ([methods.NAME] kind = ...):");
     for m in crate::methods::METHODS {
         println!("  {:<10} {}", m.kind, m.summary);
+    }
+    for f in crate::methods::FEATURE_KINDS.iter().filter(|f| !f.built) {
+        println!(
+            "  not in this build: {}, which need {}: {}",
+            f.kinds.join(", "),
+            f.needs,
+            f.rebuild()
+        );
     }
     println!("papers (dp-bench figures ID, configs/ID/):");
     for p in crate::papers::PAPERS {

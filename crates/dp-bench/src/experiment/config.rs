@@ -278,6 +278,11 @@ impl Config {
                 }
             };
             let Some(entry) = registry.entry(&kind) else {
+                // A kind of a cargo feature this build lacks: say how to rebuild, not "unknown".
+                if let Some(f) = crate::methods::missing_feature(&kind) {
+                    let place = format!("table `methods.{name}` at line {line}");
+                    return Err(fail(f.refusal(&kind, &place)).into());
+                }
                 return Err(at(format!(
                     "key `methods.{name}.kind` = {kind:?} is not a known method kind; use one of: {}",
                     kinds()

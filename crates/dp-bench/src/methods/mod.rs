@@ -36,13 +36,68 @@ pub static METHODS: &[MethodEntry] = &[
     iyengar::PPSGD,
     iyengar::PSCPSGD,
     iyengar::PFW,
+    #[cfg(feature = "mip")]
     neel::OPDISC,
+    #[cfg(feature = "mip")]
     neel::RSPM,
     neel::OPSAMP,
+    #[cfg(feature = "mip")]
     neel::ZERO_ONE_ERM,
     neel::LOGREG_ERM,
     constant::CONSTANT,
 ];
+
+/// The method kinds that only a cargo feature of dp-bench builds, whether or not this build
+/// has it: a config naming one in a build without it is refused with how to rebuild, not as
+/// an unknown kind (a test keeps these lists and [`METHODS`] in step).
+pub static FEATURE_KINDS: &[FeatureKinds] = &[FeatureKinds {
+    feature: "mip",
+    built: cfg!(feature = "mip"),
+    kinds: &["opdisc", "rspm", "zero_one_erm"],
+    needs: "the MIP oracle",
+    prerequisites: "cmake and libclang; see docs/papers/neel2019.md",
+}];
+
+/// A cargo feature of dp-bench and the method kinds it adds to [`METHODS`].
+pub struct FeatureKinds {
+    /// The feature's name (`--features NAME`).
+    pub feature: &'static str,
+    /// Whether this build has the feature.
+    pub built: bool,
+    /// The kinds it adds.
+    pub kinds: &'static [&'static str],
+    /// What the kinds need that the default build leaves out, for messages.
+    pub needs: &'static str,
+    /// What building the feature needs beyond a Rust toolchain, and where that is described.
+    pub prerequisites: &'static str,
+}
+
+impl FeatureKinds {
+    /// How to get the kinds: the build command and its prerequisites.
+    pub fn rebuild(&self) -> String {
+        format!(
+            "rebuild with `cargo build --release -p dp-bench --features {}` (needs {})",
+            self.feature, self.prerequisites
+        )
+    }
+
+    /// The one-line refusal of `kind`, configured at `place` (e.g. "table `methods.x` at line
+    /// 3"), in a build without the feature.
+    pub fn refusal(&self, kind: &str, place: &str) -> String {
+        format!(
+            "method kind {kind:?} ({place}) needs {}, which this build lacks: {}",
+            self.needs,
+            self.rebuild()
+        )
+    }
+}
+
+/// The feature that would build `kind`, if `kind` is one this build lacks.
+pub fn missing_feature(kind: &str) -> Option<&'static FeatureKinds> {
+    FEATURE_KINDS
+        .iter()
+        .find(|f| !f.built && f.kinds.contains(&kind))
+}
 
 /// One method kind: its name in configs and how to build it from its table.
 pub struct MethodEntry {
@@ -347,6 +402,45 @@ mod tests {
         assert_eq!(
             check_one_vs_all(&binary.dataset, &binary.methods, &registry),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn feature_kinds_are_in_the_table_exactly_when_built() {
+        let builtin = Registry::builtin();
+        for f in FEATURE_KINDS {
+            for kind in f.kinds {
+                assert_eq!(
+                    builtin.entry(kind).is_some(),
+                    f.built,
+                    "{kind} ({})",
+                    f.feature
+                );
+                assert_eq!(missing_feature(kind).is_some(), !f.built, "{kind}");
+            }
+        }
+        assert!(missing_feature("alg1").is_none() && missing_feature("nope").is_none());
+    }
+
+    #[test]
+    fn a_kind_this_build_lacks_is_refused_with_how_to_rebuild() {
+        let text = "seed = 1\ntrials = 1\nepsilons = [1.0]\ndelta = 1e-5\n\
+                    [dataset]\nname = \"adult-neel\"\n[methods.r]\nkind = \"rspm\"\n";
+        let parsed = Config::parse(text, Path::new("x.toml"));
+        if cfg!(feature = "mip") {
+            assert!(parsed.is_ok(), "{parsed:?}");
+            return;
+        }
+        let e = parsed.unwrap_err();
+        assert!(
+            e.downcast_ref::<crate::cli::UsageError>().is_some(),
+            "{e:#}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "x.toml: method kind \"rspm\" (table `methods.r` at line 7) needs the MIP oracle, \
+             which this build lacks: rebuild with `cargo build --release -p dp-bench --features \
+             mip` (needs cmake and libclang; see docs/papers/neel2019.md)"
         );
     }
 

@@ -33,7 +33,8 @@ pub struct Provenance {
     pub wall_seconds: f64,
     /// When it ended (UTC, RFC 3339).
     pub finished: String,
-    /// What wrote the folder: `run`, `run --shard I/N`, `merge of N shards`, `study`.
+    /// What wrote the folder: `run`, `run --shard I/N`, `merge of N shards`, `study`,
+    /// `illustrative`.
     pub how: String,
     /// The dataset and the sha256 of each raw file it is made from.
     pub dataset: Value,

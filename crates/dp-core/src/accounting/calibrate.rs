@@ -86,6 +86,33 @@ pub struct Bracket {
 /// The returned `x` is verified: a fresh accountant composing `event_of(x)` reports
 /// ε ≤ `target.epsilon` at `target.delta`. An event the accountant does not support is an
 /// [`DpError::Unsupported`] error before any search.
+///
+/// The Gaussian mechanism's noise multiplier for (ε, δ) = (1, 1e-5) under RDP with the classic
+/// conversion. Over all orders that accountant reports ε(z) = 1/(2z²) + √(2L)/z with
+/// L = ln(1/δ), so the continuum answer solves a quadratic in 1/z:
+/// z = 1/(√(2L + 2ε) − √(2L)). A grid of orders can only ask for more noise than that, and the
+/// exact analysis (analytic Gaussian) for less.
+/// ```
+/// use dp_core::accounting::{
+///     Bracket, Conversion, Event, RdpAccountant, Target, calibrate, epsilon_of, gaussian,
+/// };
+///
+/// let target = Target::new(1.0, 1e-5)?;
+/// let rdp = RdpAccountant::new().with_conversion(Conversion::Classic);
+/// let bracket = Bracket { name: "noise multiplier", start: 1.0, lo: 0.0, hi: f64::INFINITY };
+/// let z = calibrate(|| rdp.fresh(), Event::gaussian, target, bracket)?;
+///
+/// // Safe side, and the least noise that is: a millionth less misses the target.
+/// let eps_at = |z: f64| epsilon_of(rdp.fresh(), &Event::gaussian(z)?, target.delta);
+/// assert!(eps_at(z)? <= target.epsilon, "{}", eps_at(z)?);
+/// assert!(eps_at(z * (1.0 - 1e-6))? > target.epsilon);
+///
+/// let l = (1.0 / target.delta).ln();
+/// let z_closed = 1.0 / ((2.0 * l + 2.0 * target.epsilon).sqrt() - (2.0 * l).sqrt());
+/// assert!(z_closed <= z && z <= 1.001 * z_closed, "{z} vs {z_closed}");
+/// assert!(gaussian::sigma(target.epsilon, target.delta, 1.0)? < z);
+/// # Ok::<(), dp_core::DpError>(())
+/// ```
 pub fn calibrate<A: Accountant>(
     mut fresh: impl FnMut() -> A,
     mut event_of: impl FnMut(f64) -> Result<Event>,

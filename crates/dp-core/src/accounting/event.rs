@@ -31,6 +31,35 @@ pub enum Neighbours {
 
 /// One privacy event. Build with the checked constructors ([`Event::gaussian`], …) when the
 /// values come from outside; the accountants re-check every field anyway.
+///
+/// Events of the same mechanism compose however they are written. Gaussian noise adds up like
+/// variances, so k Gaussians of multiplier z are exactly one Gaussian of multiplier z/√k, and a
+/// DP-SGD run that samples every record (rate 1) is that composition too:
+/// ```
+/// use dp_core::accounting::gaussian;
+/// use dp_core::accounting::{Event, PldAccountant, RdpAccountant, epsilon_of};
+///
+/// let (z, k, delta) = (3.0, 16, 1e-6);
+/// let one = Event::gaussian(z / (k as f64).sqrt())?;
+/// let written_out = [
+///     Event::gaussian(z)?.self_composed(k),
+///     Event::Composed(vec![Event::gaussian(z)?; k as usize]),
+///     Event::dpsgd(1.0, z, k)?,
+/// ];
+/// let rdp = |e: &Event| epsilon_of(RdpAccountant::new(), e, delta);
+/// let eps_one = rdp(&one)?;
+/// for e in &written_out {
+///     let eps = rdp(e)?;
+///     assert!((eps - eps_one).abs() <= 1e-9 * eps_one, "{}: {eps} vs {eps_one}", e.kind());
+/// }
+///
+/// // PLD composes the 16 losses by FFT; it must land on the safe side of the exact ε of one
+/// // Gaussian of multiplier z/4 (Balle & Wang 2018) and close to it.
+/// let exact = gaussian::epsilon(delta, z / 4.0, 1.0)?;
+/// let eps_pld = epsilon_of(PldAccountant::new(), &written_out[0], delta)?;
+/// assert!(exact <= eps_pld && eps_pld <= exact + 1e-4, "{eps_pld} vs {exact}");
+/// # Ok::<(), dp_core::DpError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]

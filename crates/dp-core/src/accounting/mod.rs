@@ -1,5 +1,5 @@
 //! Privacy accounting: [`Event`]s describe what a mechanism did, an [`Accountant`] (RDP or PLD)
-//! composes them and answers ε(δ) or δ(ε), and [`calibrate`] finds the noise that meets a
+//! composes them and answers ε(δ) or δ(ε), and [`calibrate()`] finds the noise that meets a
 //! [`Target`]. The per-mechanism math lives in its own module (`gaussian`,
 //! `subsampled_gaussian`, `subsampled_gaussian_wor`, `objpert`, `neel`, `private_selection`, `pld`).
 pub mod pld;

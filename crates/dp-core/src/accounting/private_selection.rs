@@ -60,12 +60,12 @@ impl Selection {
         Self::truncated_negative_binomial(0.0, gamma)
     }
 
-    /// Geometric distribution (η = 1), E[K] = 1/γ.
+    /// Geometric distribution (η = 1), E\[K\] = 1/γ.
     pub fn geometric(gamma: f64) -> Result<Self> {
         Self::truncated_negative_binomial(1.0, gamma)
     }
 
-    /// Truncated negative binomial with shape η and the γ giving E[K] = `mean` (> 1).
+    /// Truncated negative binomial with shape η and the γ giving E\[K\] = `mean` (> 1).
     ///
     /// γ is found numerically; [`Selection::mean`] reports the mean of the returned distribution
     /// (within ~1e-10 of `mean`, never above it), which is what the accounting uses.
@@ -82,7 +82,7 @@ impl Selection {
         Self::truncated_negative_binomial(eta, (-u).exp())
     }
 
-    /// E[K].
+    /// E\[K\].
     pub fn mean(&self) -> f64 {
         match *self {
             Self::Poisson { mu } => mu,
@@ -156,7 +156,8 @@ fn monotone_envelope(orders: &[f64], eps: &[f64]) -> Vec<f64> {
     out
 }
 
-/// Poisson mean μ with P[K > s] = p for K ~ Poisson(μ) (e.g. s = 10, p = 0.9 gives μ ≈ 15.41).
+/// Poisson mean μ with P\[K > s\] = p for K ~ Poisson(μ) (e.g. s = 10, p = 0.9 gives
+/// μ ≈ 15.41).
 pub fn poisson_mean_for_tail(s: u64, p: f64) -> Result<f64> {
     ensure(
         p > 0.0 && p < 1.0,

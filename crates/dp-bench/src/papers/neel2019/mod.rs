@@ -48,7 +48,7 @@ pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
         }
         outcomes.push(Outcome::Skipped(format!(
             "{fig} skipped: no {}/{}/summary.csv; run \
-             `cargo run --release -p dp-bench -- configs/neel2019/{}.toml`",
+             `cargo run --release -p dp-bench --features mip -- configs/neel2019/{}.toml`",
             results.display(),
             stems[0],
             stems[0]

@@ -66,7 +66,7 @@ pub struct AmpSpec {
 }
 
 impl AmpSpec {
-    /// H-F AMP: L = 1, f = 0.01, f₁ = [`paper_noise::hf_amp_eps_frac`](ε), γ = 1/n².
+    /// H-F AMP: L = 1, f = 0.01, f₁ = [`paper_noise::hf_amp_eps_frac`] of ε, γ = 1/n².
     pub fn hyperparameter_free(loss: GlmLoss, epsilon: f64, n: usize) -> Result<AmpSpec> {
         ensure(n > 0, "n", n as f64, "must be > 0")?;
         let n = n as f64;
