@@ -1,5 +1,7 @@
-//! Records the commit the binary is built from (`DPBENCH_BUILD_COMMIT`), so that a results
-//! folder names the code that produced it even when the binary runs in another checkout.
+//! Records the commit the binary is built from (`DPBENCH_BUILD_COMMIT`, read by `main.rs`
+//! alone), so that a results folder names the code that produced it even when the binary runs
+//! in another checkout. This package holds only the binary, its tests, examples and benchmarks
+//! (the library is the dp-bench-lib package): a rerun here recompiles main.rs, not the library.
 
 #[path = "src/report/git.rs"]
 mod git;

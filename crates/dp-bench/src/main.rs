@@ -1,6 +1,8 @@
 //! `dp-bench`: privacy calculators, dataset tools, TOML-defined experiment grids and figures.
-//! Everything lives in the library (`dp_bench`); this is only the entry point.
+//! Everything lives in the library (`dp_bench`, package `dp-bench-lib`); this is only the
+//! entry point, and the one unit that sees the build script's commit stamp.
 
 fn main() -> std::process::ExitCode {
+    dp_bench::report::provenance::set_build_commit(env!("DPBENCH_BUILD_COMMIT"));
     dp_bench::cli::main_with(std::env::args_os().collect())
 }

@@ -52,6 +52,22 @@ fn the_page_holds_figures_tables_runs_and_provenance() {
             .unwrap();
     assert_eq!(prov["how"], "run");
     assert_eq!(prov["dataset"]["name"], "synthetic-l");
+    // The binary's own commit (main.rs passes its build script's stamp to the library).
+    let stamp = prov["build_commit"].as_str().unwrap();
+    let hex = stamp.trim_end_matches("+dirty");
+    let in_git = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if in_git {
+        assert!(
+            hex.len() == 40 && hex.chars().all(|c| c.is_ascii_hexdigit()),
+            "{stamp}"
+        );
+    } else {
+        assert_eq!(stamp, "unknown");
+    }
 
     let report = dir.path().join("report");
     let out = dp_bench(&[

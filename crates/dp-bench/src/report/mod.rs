@@ -275,7 +275,7 @@ fn run_article(
             escape(&p.how),
             escape(&p.finished),
             escape(&dataset_line(&p.dataset)),
-            p.stale_against(env!("DPBENCH_BUILD_COMMIT"))
+            p.stale_against(provenance::build_commit())
                 .map_or(String::new(), |n| format!(
                     "<tr><th>stale?</th><td class=\"stale\">{}</td></tr>",
                     escape(&n)
