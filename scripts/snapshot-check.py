@@ -12,8 +12,8 @@ Usage: scripts/snapshot-check.py [--hashes-only | --regen DIR [--reran RESULTS]]
   --reran RESULTS  the re-runs' results (RESULTS/<paper>/<run>/), named as such in the list
   PAPER...     only these papers (default: every folder of docs/figures/)
 
-Always: every file of docs/figures/<paper>/ must be listed in its SOURCES.md with its sha256
-(a missing SOURCES.md is only warned about, for a paper whose snapshot is being regenerated).
+Always: every folder of docs/figures/ has a SOURCES.md listing each of its files with its
+sha256.
 """
 import csv
 import hashlib
@@ -48,8 +48,8 @@ def check_hashes(paper, errors, warnings):
     folder = os.path.join(FIGURES, paper)
     sources = os.path.join(folder, "SOURCES.md")
     if not os.path.exists(sources):
-        warnings.append(f"docs/figures/{paper}/SOURCES.md missing: its files name no run or"
-                        f" commit yet (scripts/snapshot-sources.py {paper} writes it)")
+        errors.append(f"docs/figures/{paper}/SOURCES.md missing: its files name no run or"
+                      f" commit (scripts/snapshot-sources.py {paper} writes it)")
         return []
     text = open(sources).read()
     listed = {r["file"]: r["sha256"] for r in table(text, "Files")}
