@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the committed tables and figures (docs/figures/<paper>/) are what the code
 # produces: every file must have the sha256 its SOURCES.md records (so a number edited by hand
-# fails); the cheap runs of docs/figures/runs.txt (check column "ci", about 3 min on 2 cores
+# fails); the cheap runs of docs/figures/runs.txt (check column "ci", 3–5 min on 2 cores
 # in the dev profile) are re-run from scratch, their figures drawn, and every row drawn must
 # equal the committed one byte for byte; the runs whose producing commit is not HEAD are
 # listed (stale unless their code and config did not change since). CI runs it from
