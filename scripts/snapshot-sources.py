@@ -123,7 +123,8 @@ def md_row(values):
 
 
 def code(v):
-    return f"`{v}`" if v and v not in ("-", "?", UNRECORDED) else v
+    """A commit or hash in backticks; placeholders and notes ("not recorded (…)") as they are."""
+    return f"`{v}`" if v and v not in ("-", "?") and not v.startswith(UNRECORDED) else v
 
 
 def main(argv):
