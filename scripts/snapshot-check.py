@@ -16,32 +16,12 @@ Always: every folder of docs/figures/ has a SOURCES.md listing each of its files
 sha256.
 """
 import csv
-import hashlib
 import io
 import os
 import re
-import subprocess
 import sys
 
-REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-FIGURES = os.path.join(REPO, "docs", "figures")
-
-
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
-def git(*args):
-    r = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
-    return r.returncode, r.stdout.strip()
-
-
-def table(text, heading):
-    m = re.search(r"^## " + re.escape(heading) + r"\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    lines = [x for x in (m.group(1).splitlines() if m else []) if x.startswith("|")]
-    cells = lambda line: [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
-    return [dict(zip(cells(lines[0]), cells(x))) for x in lines[2:]] if len(lines) > 2 else []
+from snapshot_common import FIGURES, git, manifest, read_table as table, sha256
 
 
 def check_hashes(paper, errors, warnings):
@@ -141,12 +121,7 @@ def stale(paper, runs, reran):
     """Lines naming each run whose binary commit is not HEAD (re-run ones: that they were)."""
     _, head = git("rev-parse", "HEAD")
     out = []
-    manifest_config = {}
-    with open(os.path.join(FIGURES, "runs.txt")) as f:
-        for line in f:
-            p = line.split()
-            if len(p) > 2 and p[0] == paper:
-                manifest_config[p[1]] = p[2]
+    manifest_config = {e["run"]: e["config"] for e in manifest(paper)}
     for r in runs:
         commit = r.get("binary commit", "")
         hexpart = commit.split("+")[0]

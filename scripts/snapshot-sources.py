@@ -17,45 +17,22 @@ Typical refresh, after scripts/snapshot-runs.sh PAPER:
   scripts/snapshot-sources.py PAPER
 """
 import datetime
-import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 
-REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from snapshot_common import REPO, git as git_run, manifest, read_table, sha256
+
 RUN_COLUMNS = ["run", "config", "cut", "config sha256", "binary commit", "checkout commit",
                "finished (UTC)", "wall s", "threads", "gives"]
 FILE_COLUMNS = ["file", "sha256", "drawn by", "drawn (UTC)"]
 UNRECORDED = "not recorded"
 
 
-def manifest(paper):
-    """The PAPER lines of docs/figures/runs.txt as dicts."""
-    out = []
-    with open(os.path.join(REPO, "docs", "figures", "runs.txt")) as f:
-        for line in f:
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            parts = line.split(None, 5)
-            if parts[0] == paper:
-                out.append({"run": parts[1], "config": parts[2], "cut": parts[3],
-                            "check": parts[4], "gives": parts[5].strip()})
-    return out
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def git(*args):
-    r = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else ""
+    rc, out = git_run(*args)
+    return out if rc == 0 else ""
 
 
 def head_commit():
@@ -70,19 +47,6 @@ def short(commit):
     if re.fullmatch(r"[0-9a-f]{40}", hexpart):
         return hexpart[:12] + plus + rest
     return commit
-
-
-def read_table(text, heading):
-    """Rows (dicts) of the markdown table under `## heading` in text."""
-    m = re.search(r"^## " + re.escape(heading) + r"\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    if not m:
-        return []
-    lines = [line for line in m.group(1).splitlines() if line.startswith("|")]
-    if len(lines) < 2:
-        return []
-    cells = lambda line: [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
-    head = cells(lines[0])
-    return [dict(zip(head, cells(line))) for line in lines[2:]]
 
 
 def run_row(entry, results, paper):
