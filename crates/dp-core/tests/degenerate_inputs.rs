@@ -190,6 +190,23 @@ fn gaussian_epsilon_of_tiny_sigma_is_infinite_and_monotone() {
     assert_eq!(rdp.epsilon(1e-5).unwrap(), f64::INFINITY);
 }
 
+/// ε at z below z' ≤ 1e-3 is at least ε at z', and ε at z' is large: the body of the
+/// random-tiny-z properties, for either sampling scheme's ε(q, z, steps).
+fn tiny_z_pair(
+    eps: fn(f64, f64, u64) -> f64,
+    log_z: f64,
+    gap: f64,
+    log_q: f64,
+) -> Result<(), TestCaseError> {
+    let (z, q) = (10f64.powf(log_z), 10f64.powf(log_q));
+    prop_assume!(z > 0.0);
+    let z2 = (10f64.powf(log_z + gap)).min(1e-3);
+    let (e, e2) = (eps(q, z, 100), eps(q, z2, 100));
+    prop_assert!(e >= e2, "ε({z:e}) = {e} < ε({z2:e}) = {e2}");
+    prop_assert!(e2 > 1e3, "ε({z2:e}) = {e2}");
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -200,12 +217,7 @@ proptest! {
         gap in 0.0f64..40.0,
         log_q in -6.0f64..0.0,
     ) {
-        let (z, q) = (10f64.powf(log_z), 10f64.powf(log_q));
-        prop_assume!(z > 0.0);
-        let z2 = (10f64.powf(log_z + gap)).min(1e-3);
-        let (e, e2) = (poisson(q, z, 100), poisson(q, z2, 100));
-        prop_assert!(e >= e2, "ε({z:e}) = {e} < ε({z2:e}) = {e2}");
-        prop_assert!(e2 > 1e3, "ε({z2:e}) = {e2}");
+        tiny_z_pair(poisson, log_z, gap, log_q)?;
     }
 
     /// The same for sampling without replacement, whose bound once hung or aborted here.
@@ -215,11 +227,6 @@ proptest! {
         gap in 0.0f64..40.0,
         log_q in -6.0f64..0.0,
     ) {
-        let (z, q) = (10f64.powf(log_z), 10f64.powf(log_q));
-        prop_assume!(z > 0.0);
-        let z2 = (10f64.powf(log_z + gap)).min(1e-3);
-        let (e, e2) = (wor(q, z, 100), wor(q, z2, 100));
-        prop_assert!(e >= e2, "ε({z:e}) = {e} < ε({z2:e}) = {e2}");
-        prop_assert!(e2 > 1e3, "ε({z2:e}) = {e2}");
+        tiny_z_pair(wor, log_z, gap, log_q)?;
     }
 }
