@@ -6,6 +6,7 @@
 //! [`dp_core::learn::Mechanism`]) and runs beside the built-in ones; see
 //! `examples/output_perturbation.rs`.
 
+pub mod audit;
 pub mod cli;
 pub mod cluster;
 pub mod experiment;

@@ -10,6 +10,9 @@
 //! - [`learn`]: the DP learners (Algorithm 1, DP-SGD, OPSamp, Iyengar et al.'s and DPareto's
 //!   algorithms), each a [`Mechanism`](learn::Mechanism) that pairs what it runs with its event,
 //!   plus GLM losses, L-BFGS, metrics and private hyperparameter tuning. Use it to train a model.
+//! - [`audit`]: empirical *lower* bounds on ε from audit runs (Clopper–Pearson threshold
+//!   tests, the one-run audit, the Gaussian-DP estimate), to check a certificate against the
+//!   implementation: a bound above the certified ε exposes a bug.
 //! - [`bo`]: DPareto's multi-objective Bayesian optimisation (GP surrogates, Pareto fronts,
 //!   hypervolumes, HV-PoI). Use it to reproduce DPareto's search over hyperparameters; it spends
 //!   no privacy itself, its inputs are already-accounted runs.
@@ -58,6 +61,7 @@
 //! ```
 
 pub mod accounting;
+pub mod audit;
 pub mod bo;
 pub mod error;
 pub mod fast_exp;

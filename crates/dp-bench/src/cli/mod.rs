@@ -4,6 +4,7 @@
 // rustdoc would read as HTML tags; escaping them would put backslashes in `--help`.
 #![allow(rustdoc::invalid_html_tags)]
 
+pub mod audit;
 pub mod cluster;
 pub mod data;
 pub mod figures;
@@ -27,6 +28,8 @@ struct Cli {
 enum Command {
     /// Run a TOML experiment config (same as `dp-bench CONFIG.toml`).
     Run(run::RunArgs),
+    /// Audit a config's mechanisms: measured lower bounds on ε beside the certified ε.
+    Audit(audit::AuditArgs),
     /// Privacy calculators: Gaussian, DP-SGD, objective perturbation, Algorithm 1.
     Privacy(privacy::PrivacyArgs),
     /// List, fetch and describe datasets.
@@ -61,6 +64,7 @@ pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
     };
     let result = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::Audit(a) => audit::run(a),
         Command::Privacy(a) => privacy::run(a),
         Command::Data(a) => data::run(a),
         Command::Figures(a) => figures::run(a),

@@ -59,6 +59,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
     }
     let cfg = Config::load(&args.config)?;
+    if cfg.audit.is_some() {
+        return usage(format!(
+            "{}: an audit config (it has an [audit] table); run it with `dp-bench audit {}`",
+            args.config.display(),
+            args.config.display()
+        ));
+    }
     let dir = args
         .out
         .unwrap_or_else(|| runner::default_out_dir(&args.config, &cfg));

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use super::audit_settings::AuditSettings;
 use crate::cli::UsageError;
 use crate::methods::{Method, Registry};
 
@@ -83,6 +84,8 @@ struct RawConfig {
     output_dir: Option<PathBuf>,
     dataset: DatasetConfig,
     methods: BTreeMap<String, toml::Spanned<toml::Table>>,
+    #[serde(default)]
+    audit: Option<AuditSettings>,
 }
 
 /// `delta` as written: a number, or `"1/n^2"` (Iyengar et al.'s δ = 1/n_train²).
@@ -154,6 +157,8 @@ pub struct Config {
     pub dataset: DatasetConfig,
     /// Methods by name (the name is what the summary reports).
     pub methods: BTreeMap<String, MethodSpec>,
+    /// `[audit]`: the config is an audit of its methods (`dp-bench audit`), not a grid.
+    pub audit: Option<AuditSettings>,
 }
 
 /// Which dataset and how to preprocess it.
@@ -324,6 +329,7 @@ impl Config {
             output_dir: raw.output_dir,
             dataset: raw.dataset,
             methods,
+            audit: raw.audit,
         };
         cfg.validate().map_err(fail)?;
         crate::methods::check_one_vs_all(&cfg.dataset, &cfg.methods, registry).map_err(fail)?;
@@ -366,6 +372,9 @@ impl Config {
 
     /// Range checks serde cannot express; the message names the key and the allowed range.
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(a) = &self.audit {
+            a.validate()?;
+        }
         if self.trials == 0 {
             return Err("key `trials` must be >= 1".into());
         }

@@ -1,6 +1,7 @@
 //! TOML-defined experiments: the config, studies that propose cells (today's grid is one
 //! kind), the parallel runner, the results store and the summaries.
 
+pub mod audit_settings;
 pub mod cells_file;
 pub mod checksum;
 pub mod config;

@@ -2,10 +2,12 @@
 //! release, score.
 
 use dp_core::accounting::Target;
+use dp_core::accounting::event::Neighbours;
 use dp_core::error::ensure;
-use dp_core::learn::{Alg1Spec, Mechanism};
+use dp_core::learn::{Alg1, Alg1Spec, Mechanism};
 use serde::{Deserialize, Serialize};
 
+use super::audited::{Audited, Fixed};
 use super::{
     CellOutcome, Context, LossKind, Method, MethodEntry, param_error, parse_table,
     public_row_norm_bound, test_accuracy,
@@ -107,9 +109,7 @@ impl Method for Alg1Config {
     /// One release. The optimiser needs no tuning budget: the guarantee holds for any solver
     /// that reaches ‖∇J‖ ≤ τ, so one L-BFGS run stands for the paper's free grid.
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
-        let spec = self.spec(public_row_norm_bound(&ctx.cfg.dataset)?);
-        let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
-        let mech = spec.calibrate(self.noise_factor, target, &ctx.rdp)?;
+        let mech = self.calibrated(ctx, cell.epsilon)?;
         let (theta, report) = mech.fit(&ctx.train, cell.seed)?;
         Ok(CellOutcome {
             accuracy: test_accuracy(ctx, &theta),
@@ -121,5 +121,28 @@ impl Method for Alg1Config {
                 "iterations": report.iterations,
             }),
         })
+    }
+
+    /// Add/remove-one: the objective-perturbation and Gaussian-output bounds are for adding
+    /// or removing a row (Redberg et al. §3).
+    fn mechanism<'c>(&'c self, ctx: &Context<'c>, epsilon: f64) -> anyhow::Result<Audited<'c>> {
+        let mech = self.calibrated(ctx, epsilon)?;
+        Ok(Audited {
+            event: mech.event(),
+            label: format!("sigma={};lambda={}", mech.sigma(), mech.lambda()),
+            release: Box::new(Fixed(mech)),
+            clip: None,
+            neighbours: Neighbours::AddRemove,
+            certificate: Neighbours::AddRemove,
+        })
+    }
+}
+
+impl Alg1Config {
+    /// The mechanism of a cell at `epsilon`: (σ, λ) calibrated for (ε, the config's δ).
+    fn calibrated(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Alg1> {
+        let spec = self.spec(public_row_norm_bound(&ctx.cfg.dataset)?);
+        let target = Target::new(epsilon, ctx.cfg.delta)?;
+        Ok(spec.calibrate(self.noise_factor, target, &ctx.rdp)?)
     }
 }

@@ -2,6 +2,7 @@
 //! grid point trained, the best mean over trials reported, tuning cost ignored) or honest
 //! (Papernot–Steinke private selection around the run, its cost accounted).
 
+use dp_core::accounting::event::Neighbours;
 use dp_core::accounting::private_selection::poisson_mean_for_tail;
 use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
 use dp_core::accounting::{Selection, Target, calibrate};
@@ -11,6 +12,7 @@ use dp_core::learn::{
 };
 use serde::{Deserialize, Serialize};
 
+use super::audited::{Audited, Fixed};
 use super::{
     Aggregate, CellOutcome, Context, LossKind, Method, MethodEntry, OptimizerKind, param_error,
     parse_table, test_accuracy,
@@ -361,6 +363,35 @@ impl Method for DpsgdConfig {
                 "scores": selected.scores,
                 "iterations": steps,
             }),
+        })
+    }
+
+    /// Add/remove-one (Poisson sampling's RDP bound). Only an untuned run is one mechanism:
+    /// dishonest tuning with `grid_size = 1`, calibrated as its cells are.
+    fn mechanism<'c>(&'c self, ctx: &Context<'c>, epsilon: f64) -> anyhow::Result<Audited<'c>> {
+        anyhow::ensure!(
+            self.tuning == Tuning::Dishonest && !self.is_grid() && self.grid_size == 1,
+            "an audit runs one DP-SGD mechanism: set `tuning = \"dishonest\"` and \
+             `grid_size = 1` (one learning rate, `lr_min`), without `clips` or `batch_sizes`"
+        );
+        let (q, steps) = poisson_schedule(
+            ctx.train.n(),
+            self.batch_size as usize,
+            self.epochs as usize,
+        );
+        let target = Target::new(epsilon, ctx.cfg.delta)?;
+        let bracket = dpsgd_bracket(q, steps as u64, target)?;
+        let event_of = |z: f64| Ok(self.run_with(q, steps, self.lr_min, z)?.event());
+        let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
+        let lr = log_grid(self.lr_min, self.lr_max, 1)[0];
+        let mech = self.run_with(q, steps, lr, z)?;
+        Ok(Audited {
+            event: mech.event(),
+            label: format!("z={z:.4};q={q:.4};T={steps};lr={lr:e}"),
+            release: Box::new(Fixed(mech)),
+            clip: None,
+            neighbours: Neighbours::AddRemove,
+            certificate: Neighbours::AddRemove,
         })
     }
 

@@ -4,6 +4,7 @@
 //! [`MethodEntry`]) plus one line in [`METHODS`].
 
 mod alg1;
+pub mod audited;
 mod constant;
 mod context;
 mod dpsgd;
@@ -303,6 +304,22 @@ pub trait Method: Send + Sync + Debug {
     /// the default, leaves the cell fingerprints as they were).
     fn scheme(&self) -> u32 {
         0
+    }
+
+    /// The one mechanism a cell at `epsilon` runs on `ctx.train`, calibrated as
+    /// [`Method::run`] calibrates it: what `dp-bench audit` runs many times. Methods that are
+    /// not one mechanism (non-private references, procedures tuned over several runs) say why
+    /// not.
+    fn mechanism<'c>(
+        &'c self,
+        _ctx: &Context<'c>,
+        _epsilon: f64,
+    ) -> anyhow::Result<audited::Audited<'c>> {
+        anyhow::bail!(
+            "kind {:?} is not one mechanism that an audit can run (auditable kinds: alg1, \
+             dpsgd with one learning rate, and Iyengar et al.'s kinds with one grid point)",
+            self.kind()
+        )
     }
 }
 

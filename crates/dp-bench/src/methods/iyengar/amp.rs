@@ -168,6 +168,11 @@ impl<P: AmpPoints> Grid for AmpFamily<P> {
     type Point = AmpSpec;
     type Mech = Amp;
 
+    /// Objective perturbation / Poisson sampling: add/remove.
+    fn certificate(&self) -> dp_core::accounting::event::Neighbours {
+        dp_core::accounting::event::Neighbours::AddRemove
+    }
+
     fn kind(&self) -> &'static str {
         self.0.kind()
     }

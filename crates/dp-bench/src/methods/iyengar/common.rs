@@ -124,6 +124,13 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
         rdp: &RdpAccountant,
     ) -> dp_core::Result<Self::Mech>;
 
+    /// The relation the certified ε of the point's event is for: replace-one for the
+    /// output-perturbation and Frank–Wolfe events (their sensitivities are replace-one's),
+    /// add/remove for objective perturbation and Poisson-sampled SGD.
+    fn certificate(&self) -> dp_core::accounting::event::Neighbours {
+        dp_core::accounting::event::Neighbours::ReplaceOne
+    }
+
     /// The run's main noise scale, for the records.
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64;
 
@@ -511,6 +518,14 @@ impl<G: Grid> Method for GridMethod<G> {
             Tuning::Dishonest => dishonest_cell(self, ctx, cell),
             Tuning::Honest => honest::cell(self, ctx, cell),
         }
+    }
+
+    fn mechanism<'c>(
+        &'c self,
+        ctx: &Context<'c>,
+        epsilon: f64,
+    ) -> anyhow::Result<crate::methods::audited::Audited<'c>> {
+        super::audit::mechanism(self, ctx, epsilon)
     }
 
     fn scheme(&self) -> u32 {

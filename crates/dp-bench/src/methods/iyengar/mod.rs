@@ -9,6 +9,7 @@
 //! ([`super::row_clip`]) and is scored on test rows clipped alike.
 
 mod amp;
+mod audit;
 mod common;
 mod descent;
 mod frank_wolfe;

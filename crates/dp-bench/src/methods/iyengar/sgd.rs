@@ -89,6 +89,11 @@ impl Grid for PsgdGrid {
     type Point = PsgdSpec;
     type Mech = Psgd;
 
+    /// Objective perturbation / Poisson sampling: add/remove.
+    fn certificate(&self) -> dp_core::accounting::event::Neighbours {
+        dp_core::accounting::event::Neighbours::AddRemove
+    }
+
     fn kind(&self) -> &'static str {
         PSGD.kind
     }

@@ -1,0 +1,122 @@
+//! `dp-bench audit CONFIG`: measured lower bounds on ε beside the certified ε.
+//!
+//! An audit config is a grid config with an `[audit]` table. For every method and target ε
+//! the method's one mechanism ([`crate::methods::Method::mechanism`], calibrated as its cells
+//! calibrate it) runs `trials` times on each of two neighbouring datasets ([`pair`]); the
+//! threshold test (Jagielski, Ullman & Oprea 2020; Nasr et al. 2021) turns the two score
+//! samples into a lower bound on ε with Clopper–Pearson confidence, the threshold chosen on
+//! the first half of the runs and the bound computed on the second ([`dp_core::audit`]).
+//!
+//! The lower bounds of one config hold together with probability `audit.confidence`
+//! (Bonferroni: each at 1 − (1 − confidence)/K over its K audits). A bound above the claimed
+//! (target) ε refutes the claim by experiment; a bound above the **certified** ε means a bug
+//! in a learner or an accountant, and the command fails.
+
+pub mod one;
+pub mod pair;
+pub mod table;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+
+use crate::experiment::config::{Config, MethodSpec};
+use crate::experiment::runner::progress_bar;
+use crate::experiment::store::{lock_dir, write_text_atomic};
+use crate::report::provenance::Provenance;
+pub use one::Outcome;
+
+/// Version of how an audit draws and scores its runs (part of every fingerprint).
+const SCHEME: u32 = 1;
+
+/// What `dp-bench audit` did.
+pub struct AuditRun {
+    /// Every (method, ε) outcome, in config order.
+    pub outcomes: Vec<Outcome>,
+    /// The results folder.
+    pub dir: PathBuf,
+    /// Audits run now and reused from an earlier run.
+    pub ran: usize,
+    /// Audits whose stored outcome matched and was reused.
+    pub reused: usize,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// Everything an outcome depends on, hashed.
+fn fingerprint(cfg: &Config, spec: &MethodSpec, name: &str, epsilon: f64, gamma: f64) -> String {
+    let what = serde_json::json!({
+        "scheme": SCHEME,
+        "method": name,
+        "kind": spec.kind,
+        "params": spec.method.params(),
+        "epsilon": epsilon.to_bits(),
+        "trials": cfg.trials,
+        "seed": cfg.seed,
+        "delta": cfg.delta.to_bits(),
+        "dataset": cfg.dataset,
+        "gamma": gamma.to_bits(),
+        "canary": cfg.audit.as_ref().map(|a| a.canary),
+    });
+    format!(
+        "{:016x}",
+        dp_core::seed::derive_seed(&[what.to_string().as_bytes()])
+    )
+}
+
+/// A stored outcome, if it is whole and made for `fingerprint`.
+fn stored(path: &Path, fingerprint: &str) -> Option<Outcome> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let o: Outcome = serde_json::from_str(&text).ok()?;
+    let sane = o.fingerprint == fingerprint
+        && o.epsilon_lower.is_finite()
+        && o.epsilon_lower >= 0.0
+        && o.epsilon_certified >= 0.0;
+    sane.then_some(o)
+}
+
+/// Runs (or resumes) every audit of `cfg` into `dir`.
+pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
+    let settings = cfg.audit.as_ref().with_context(
+        || "the config has no [audit] table: it is a grid, run it with `dp-bench run`",
+    )?;
+    let start = Instant::now();
+    let audits_dir = dir.join("audits");
+    std::fs::create_dir_all(&audits_dir)
+        .with_context(|| format!("cannot create {}", audits_dir.display()))?;
+    let _lock = lock_dir(dir)?;
+    let base = pair::base_rows(&cfg.dataset)?;
+    one::check_all(cfg, &base).map_err(|e| crate::cli::UsageError(format!("{e:#}")))?;
+    let count = cfg.methods.len() * cfg.epsilons.len();
+    let gamma = (1.0 - settings.confidence) / count as f64;
+    let bar = progress_bar(count * 2 * cfg.trials as usize, "runs", show);
+    let (mut outcomes, mut ran, mut reused) = (Vec::new(), 0, 0);
+    for (name, spec) in &cfg.methods {
+        for &epsilon in &cfg.epsilons {
+            let fp = fingerprint(cfg, spec, name, epsilon, gamma);
+            let path = audits_dir.join(format!("{name}@{epsilon}.json"));
+            if let Some(o) = stored(&path, &fp) {
+                bar.inc(2 * u64::from(cfg.trials));
+                outcomes.push(o);
+                reused += 1;
+                continue;
+            }
+            let o = one::audit(cfg, &base, name, spec, epsilon, gamma, fp, &bar)?;
+            write_text_atomic(&path, &serde_json::to_string_pretty(&o)?)?;
+            outcomes.push(o);
+            ran += 1;
+        }
+    }
+    bar.finish_and_clear();
+    table::write(dir, &outcomes)?;
+    let seconds = start.elapsed().as_secs_f64();
+    Provenance::here("audit", seconds, &cfg.dataset.name).write(dir)?;
+    Ok(AuditRun {
+        outcomes,
+        dir: dir.to_path_buf(),
+        ran,
+        reused,
+        seconds,
+    })
+}

@@ -1,0 +1,276 @@
+//! One audit: a method's mechanism at one target ε, run `trials` times on each dataset of a
+//! [`Pair`], scored, and turned into a lower bound on ε by the threshold test.
+
+use std::time::Instant;
+
+use dp_core::accounting::event::{Event, Neighbours};
+use dp_core::audit::threshold::split_threshold_audit;
+use dp_core::learn::GlmData;
+use dp_core::seed::derive_seed;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::pair::Pair;
+use crate::experiment::config::{Config, MethodSpec};
+use crate::methods::audited::Audited;
+use crate::methods::{Context, Prepared};
+
+/// What one audit measured (stored as `audits/NAME@EPS.json`, read back for the table).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Outcome {
+    /// The method's name in the config.
+    pub method: String,
+    /// Its kind.
+    pub kind: String,
+    /// `paper` or `certified` (the method's `calibration` key; certified for methods without).
+    pub calibration: String,
+    /// The hyperparameters in words.
+    pub label: String,
+    /// `add_remove` or `replace_one`.
+    pub neighbours: String,
+    /// The relation of the certificate compared against: the event's own, or
+    /// `add_remove, group of two` when a replace-one pair meets an add/remove certificate.
+    pub certificate: String,
+    /// The ε the calibration was asked for (the claim).
+    pub epsilon_target: f64,
+    /// The ε this project's accountants certify for what ran (the largest over the runs).
+    pub epsilon_certified: f64,
+    /// The measured lower bound on ε at δ.
+    pub epsilon_lower: f64,
+    /// δ of the bound and the certificate.
+    pub delta: f64,
+    /// Confidence of this bound alone (after the config's Bonferroni split).
+    pub confidence: f64,
+    /// Runs on each dataset (half choose the threshold, half give the bound).
+    pub runs_per_side: u64,
+    /// The threshold test the first halves chose, with its counts on the second halves.
+    pub test: Test,
+    /// Nasr et al. 2023's Gaussian-DP estimate from the same counts: a lower bound only if the
+    /// mechanism's trade-off curve is Gaussian (Gaussian noise on a fixed-sensitivity
+    /// release); shown beside the bound, never used for a verdict.
+    pub epsilon_gdp: f64,
+    /// Runs that released nothing (scored 0), on D and on D′.
+    pub failures: [u64; 2],
+    /// The canary's feature.
+    pub feature: usize,
+    /// Wall time of the runs, seconds (a measurement, not part of the result).
+    pub seconds: f64,
+    /// Hash of everything the result depends on: a stored outcome is reused only when it
+    /// matches.
+    pub fingerprint: String,
+}
+
+/// The threshold test of an audit ("s > threshold means D′") and its error counts on the
+/// evaluation halves.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Test {
+    /// The threshold on θ at the canary's feature.
+    pub threshold: f64,
+    /// Runs on D guessed D′.
+    pub false_positives: u64,
+    /// Runs on D evaluated.
+    pub negatives: u64,
+    /// Runs on D′ guessed D.
+    pub false_negatives: u64,
+    /// Runs on D′ evaluated.
+    pub positives: u64,
+}
+
+/// A dataset of the pair prepared as a grid prepares its training split.
+fn prepared(cfg: &Config, d: &dp_data::Dataset) -> anyhow::Result<Prepared> {
+    // δ was resolved for the base rows; D′ may hold one row more.
+    let cfg = Config {
+        delta_rule: None,
+        ..cfg.clone()
+    };
+    let split = dp_data::Split {
+        train: d.clone(),
+        test: d.clone(),
+    };
+    Prepared::from_split(&cfg, split)
+}
+
+/// A relation as configs and tables spell it.
+fn relation_name(n: Neighbours) -> &'static str {
+    match n {
+        Neighbours::AddRemove => "add_remove",
+        Neighbours::ReplaceOne => "replace_one",
+    }
+}
+
+/// The replace-one ε at the config's δ implied by an add/remove certificate ε(·): a
+/// replace-one pair is two add/remove steps, and group privacy makes an (ε, δ′) mechanism
+/// (2ε, (1 + e^ε)δ′)-DP for it. For any e with f(e) = ε(δ/(1 + e^e)) ≤ e, the mechanism is
+/// therefore (2f(e), δ)-DP for replace-one neighbours. e is found by iterating f from ε(δ)
+/// (the iterates increase to the fixed point) and the condition is checked, not assumed;
+/// ∞ when no such e is found.
+fn group_of_two(ctx: &Context<'_>, event: &Event) -> anyhow::Result<f64> {
+    let delta = ctx.cfg.delta;
+    let f = |e: f64| ctx.certify_at(event, delta / (1.0 + e.exp()));
+    let mut e = ctx.certify(event)?;
+    for _ in 0..64 {
+        if !e.is_finite() {
+            break;
+        }
+        let candidate = e * (1.0 + 1e-9) + 1e-12;
+        if delta / (1.0 + candidate.exp()) < 1e-300 {
+            break; // δ′ underflows: no finite certificate this way
+        }
+        let fe = f(candidate)?;
+        if fe <= candidate {
+            return Ok(2.0 * fe);
+        }
+        e = fe;
+    }
+    Ok(f64::INFINITY)
+}
+
+/// Builds every (method, ε) mechanism of `cfg` on the base rows without running any, so that
+/// a config that cannot be audited fails before work starts.
+pub fn check_all(cfg: &Config, base: &dp_data::Dataset) -> anyhow::Result<()> {
+    let p = prepared(cfg, base)?;
+    let ctx = p.context()?;
+    for (name, spec) in &cfg.methods {
+        for &epsilon in &cfg.epsilons {
+            spec.method
+                .mechanism(&ctx, epsilon)
+                .map_err(|e| e.context(format!("`methods.{name}` at ε = {epsilon}")))?;
+        }
+    }
+    Ok(())
+}
+
+/// The rows the mechanism trains on: the context's, clipped as the method clips.
+fn rows<'c>(
+    ctx: &Context<'c>,
+    audited: &Audited<'_>,
+) -> anyhow::Result<(
+    Option<std::sync::Arc<crate::methods::row_clip::ClippedData<'c>>>,
+    GlmData<'c>,
+)> {
+    Ok(match audited.clip {
+        Some(c) => {
+            let clipped = ctx.clips.get(c)?;
+            let train = clipped.train.clone();
+            (Some(clipped), train)
+        }
+        None => (None, ctx.train.clone()),
+    })
+}
+
+/// Runs the audit of `spec` (named `name`) at `epsilon` on `base` rows.
+#[allow(clippy::too_many_arguments)]
+pub fn audit(
+    cfg: &Config,
+    base: &dp_data::Dataset,
+    name: &str,
+    spec: &MethodSpec,
+    epsilon: f64,
+    gamma: f64,
+    fingerprint: String,
+    progress: &indicatif::ProgressBar,
+) -> anyhow::Result<Outcome> {
+    let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
+    // The relation comes from the mechanism; the mechanism audited is rebuilt on D itself
+    // (same n as the base rows under either relation).
+    let (relation, clip) = {
+        let p = prepared(cfg, base)?;
+        let ctx = p.context()?;
+        let m = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+        (m.neighbours, m.clip)
+    };
+    let pair = Pair::new(base, &cfg.dataset, relation, clip)?;
+    let (pd, pp) = (prepared(cfg, &pair.d)?, prepared(cfg, &pair.d_prime)?);
+    let (ctx_d, ctx_p) = (pd.context()?, pp.context()?);
+    let audited = spec.method.mechanism(&ctx_d, epsilon).map_err(at)?;
+    let (_keep_d, data_d) = rows(&ctx_d, &audited)?;
+    let (_keep_p, data_p) = rows(&ctx_p, &audited)?;
+    let start = Instant::now();
+    let runs = cfg.trials as u64;
+    let side = |which: u8, data: &GlmData<'_>| -> Vec<(f64, bool, Option<Event>)> {
+        (0..runs)
+            .into_par_iter()
+            .map(|i| {
+                let seed = derive_seed(&[
+                    &cfg.seed.to_le_bytes(),
+                    name.as_bytes(),
+                    &epsilon.to_bits().to_le_bytes(),
+                    &[which],
+                    &i.to_le_bytes(),
+                ]);
+                let out = match audited.release.release(data, seed) {
+                    Ok((theta, event)) => {
+                        let other = (event != audited.event).then_some(event);
+                        (theta[pair.feature], false, other)
+                    }
+                    // Releasing nothing is an output too: scored, never dropped.
+                    Err(_) => (0.0, true, None),
+                };
+                progress.inc(1);
+                out
+            })
+            .collect()
+    };
+    let (on_d, on_p) = (side(0, &data_d), side(1, &data_p));
+    let seconds = start.elapsed().as_secs_f64();
+    let group = audited.neighbours == Neighbours::ReplaceOne
+        && audited.certificate == Neighbours::AddRemove;
+    let certify = |e: &Event| {
+        if group {
+            group_of_two(&ctx_d, e)
+        } else {
+            ctx_d.certify(e)
+        }
+    };
+    let mut certified = certify(&audited.event)?;
+    let mut seen = Vec::new();
+    for e in on_d.iter().chain(&on_p).filter_map(|r| r.2.as_ref()) {
+        if !seen.contains(e) {
+            certified = certified.max(certify(e)?);
+            seen.push(e.clone());
+        }
+    }
+    let scores = |v: &[(f64, bool, Option<Event>)]| v.iter().map(|r| r.0).collect::<Vec<_>>();
+    let fails = |v: &[(f64, bool, Option<Event>)]| v.iter().filter(|r| r.1).count() as u64;
+    let test = split_threshold_audit(&scores(&on_d), &scores(&on_p), cfg.delta, gamma)?;
+    let epsilon_gdp = dp_core::audit::gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
+    let calibration = spec
+        .method
+        .params()
+        .get("calibration")
+        .and_then(|c| c.as_str())
+        .unwrap_or("certified")
+        .to_string();
+    Ok(Outcome {
+        method: name.to_string(),
+        kind: spec.kind.to_string(),
+        calibration,
+        label: audited.label.clone(),
+        neighbours: relation_name(audited.neighbours).into(),
+        certificate: if group {
+            "add_remove, group of two".into()
+        } else {
+            relation_name(audited.certificate).into()
+        },
+        epsilon_target: epsilon,
+        epsilon_certified: certified,
+        epsilon_lower: test.epsilon_lb,
+        delta: cfg.delta,
+        confidence: 1.0 - gamma,
+        runs_per_side: runs,
+        test: Test {
+            threshold: test.threshold,
+            false_positives: test.counts.false_positives,
+            negatives: test.counts.negatives,
+            false_negatives: test.counts.false_negatives,
+            positives: test.counts.positives,
+        },
+        epsilon_gdp,
+        failures: [fails(&on_d), fails(&on_p)],
+        feature: pair.feature,
+        seconds,
+        fingerprint,
+    })
+}

@@ -1,0 +1,161 @@
+//! The two neighbouring datasets of an audit and the statistic that tells them apart.
+//!
+//! **Canary** (after ClipBKD, Jagielski et al. 2020): a row along the feature the base rows use
+//! least — an unused one-hot column where the data have one — at the largest value the public
+//! preprocessing bound allows, plus the bias feature the preprocessing appends. No other row
+//! pulls θ along that feature, so θ's coordinate there is moved by the canary and the noise
+//! alone; the statistic is that coordinate.
+//!
+//! **Threat model.** The canary is a legal row *after* preprocessing: its core has ℓ2 norm at
+//! most the public bound the calibration assumes (1 for normalised rows, the `clip_row_norm`
+//! bound otherwise) and its coordinates respect `clip_linf`; a method's own row clipping is
+//! applied to both datasets as to any row. A proof "for all neighbouring datasets" covers it.
+//!
+//! **Relations** (audit.md §2): add/remove-one pairs (D, D ∪ {canary with label +1}) for
+//! mechanisms proved under add/remove; replace-one pairs (D₀ ∪ {canary, −1}, D₀ ∪ {canary,
+//! +1}), n fixed, for mechanisms proved under replace-one (Iyengar et al.'s). Measuring a
+//! replace-one pair against an add/remove proof would be a group of two and raise false
+//! alarms; the relation comes from the mechanism.
+
+use anyhow::Context as _;
+use dp_core::accounting::event::Neighbours;
+use dp_core::features::{Csr, FeatureMatrix};
+use dp_data::Dataset;
+
+use crate::experiment::config::DatasetConfig;
+use crate::methods::row_clip::RowClip;
+
+/// D, D′ and where the canary points.
+pub struct Pair {
+    /// The dataset without the canary (add/remove) or with its label −1 (replace-one).
+    pub d: Dataset,
+    /// The neighbouring dataset.
+    pub d_prime: Dataset,
+    /// The canary's feature: the statistic is θ at this index.
+    pub feature: usize,
+    /// The canary's value on that feature.
+    pub value: f64,
+}
+
+/// The largest value one feature of a row may take under the dataset's public preprocessing
+/// and the method's own row clipping (whichever bounds exist; one must).
+fn public_value_bound(d: &DatasetConfig, clip: Option<RowClip>) -> anyhow::Result<f64> {
+    let data = match (d.normalize_rows, d.clip_row_norm) {
+        (true, Some(c)) => Some(c.min(1.0)),
+        (true, None) => Some(1.0),
+        (false, c) => c,
+    };
+    let method = clip.map(|c| match c {
+        RowClip::L2(l) | RowClip::Linf(l) => l,
+    });
+    let bound = match (data, method) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => anyhow::bail!(
+            "an audit's canary needs a public bound on the row norms: set \
+             `dataset.normalize_rows = true` or `dataset.clip_row_norm`"
+        ),
+    };
+    Ok(d.clip_linf.map_or(bound, |l| bound.min(l)))
+}
+
+/// The least-used feature of `x` (smallest sum of squares; the first on ties), the bias column
+/// (the last, when the preprocessing appends one) excluded.
+fn rarest_feature(x: &FeatureMatrix, has_bias: bool) -> anyhow::Result<usize> {
+    let d = x.ncols() - usize::from(has_bias);
+    anyhow::ensure!(d > 0, "the dataset has no feature besides the bias");
+    let mut sq = vec![0.0; x.ncols()];
+    for i in 0..x.nrows() {
+        match x.row(i) {
+            dp_core::features::Row::Dense(v) => {
+                sq.iter_mut().zip(v).for_each(|(s, v)| *s += v * v);
+            }
+            dp_core::features::Row::Sparse(idx, v) => {
+                for (&j, v) in idx.iter().zip(v) {
+                    sq[j as usize] += v * v;
+                }
+            }
+        }
+    }
+    Ok((0..d).fold(0, |best, j| if sq[j] < sq[best] { j } else { best }))
+}
+
+/// One row with `value` at `feature` and `bias` in the last column, stored like `like`.
+fn canary_row(like: &FeatureMatrix, feature: usize, value: f64, bias: Option<f64>) -> Dataset {
+    let ncols = like.ncols();
+    let mut entries = vec![(feature, value)];
+    if let Some(b) = bias {
+        entries.push((ncols - 1, b));
+    }
+    let x = match like {
+        FeatureMatrix::Dense { .. } => {
+            let mut row = vec![0.0; ncols];
+            entries.iter().for_each(|&(j, v)| row[j] = v);
+            FeatureMatrix::dense(row, 1, ncols)
+        }
+        FeatureMatrix::Sparse(_) => FeatureMatrix::Sparse(Csr {
+            nrows: 1,
+            ncols,
+            indptr: vec![0, entries.len()],
+            indices: entries.iter().map(|&(j, _)| j as u32).collect(),
+            values: entries.iter().map(|&(_, v)| v).collect(),
+        }),
+    };
+    Dataset {
+        name: "canary".into(),
+        x,
+        y: vec![1.0],
+        classes: None,
+    }
+}
+
+impl Pair {
+    /// The pair for `base` (already preprocessed as `cfg` says) under `relation`, for a method
+    /// that clips rows as `clip` says.
+    pub fn new(
+        base: &Dataset,
+        cfg: &DatasetConfig,
+        relation: Neighbours,
+        clip: Option<RowClip>,
+    ) -> anyhow::Result<Pair> {
+        anyhow::ensure!(base.len() >= 2, "an audit needs at least 2 base rows");
+        let value = public_value_bound(cfg, clip)?;
+        let feature = rarest_feature(&base.x, cfg.bias.is_some())?;
+        let plus = canary_row(&base.x, feature, value, cfg.bias);
+        let mut minus = plus.clone();
+        minus.y = vec![-1.0];
+        let strip = |d: Dataset| Dataset { classes: None, ..d };
+        let (d, d_prime) = match relation {
+            Neighbours::AddRemove => {
+                let d = strip(base.clone());
+                (d.clone(), d.concat(plus, "D'")?)
+            }
+            Neighbours::ReplaceOne => {
+                let rows: Vec<usize> = (0..base.len() - 1).collect();
+                let d0 = strip(base.select(&rows));
+                (d0.clone().concat(minus, "D")?, d0.concat(plus, "D'")?)
+            }
+        };
+        Ok(Pair {
+            d,
+            d_prime,
+            feature,
+            value,
+        })
+    }
+}
+
+/// The base rows of an audit: the config's training split (its `subsample` applied), loaded
+/// and preprocessed as a grid would.
+pub fn base_rows(cfg: &DatasetConfig) -> anyhow::Result<Dataset> {
+    let split = dp_data::load(&cfg.name, &cfg.preprocess())
+        .with_context(|| format!("cannot load dataset {:?}", cfg.name))?;
+    let Some(n) = cfg.subsample else {
+        return Ok(split.train);
+    };
+    let seed = u32::try_from(cfg.split_seed).context("dataset.split_seed must fit in 32 bits")?;
+    split
+        .train
+        .stratified_subsample(n, seed)
+        .with_context(|| format!("key `dataset.subsample` = {n}"))
+}

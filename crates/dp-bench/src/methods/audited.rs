@@ -1,0 +1,43 @@
+//! A method's one mechanism, calibrated as its cells calibrate it, for `dp-bench audit`: what
+//! an audit runs thousands of times on two neighbouring datasets is exactly what a cell runs.
+
+use dp_core::accounting::event::{Event, Neighbours};
+use dp_core::learn::{GlmData, Mechanism};
+
+use super::row_clip::RowClip;
+
+/// One run of a mechanism: its release and the event of what ran (for most mechanisms the
+/// event fixed at construction; paper-mode AMP's depends on the γ its retries reached).
+pub trait Release: Send + Sync {
+    /// Runs on `data` with randomness from `seed`.
+    fn release(&self, data: &GlmData<'_>, seed: u64) -> dp_core::Result<(Vec<f64>, Event)>;
+}
+
+/// A [`Mechanism`] whose event does not depend on the run.
+pub struct Fixed<M>(pub M);
+
+impl<M: Mechanism> Release for Fixed<M> {
+    fn release(&self, data: &GlmData<'_>, seed: u64) -> dp_core::Result<(Vec<f64>, Event)> {
+        let (theta, _) = self.0.fit(data, seed)?;
+        Ok((theta, self.0.event()))
+    }
+}
+
+/// The mechanism of one (method, ε), ready to be audited.
+pub struct Audited<'a> {
+    /// Runs it.
+    pub release: Box<dyn Release + 'a>,
+    /// Its event as calibrated, before any run.
+    pub event: Event,
+    /// How the method clips rows before training (applied to both datasets of an audit).
+    pub clip: Option<RowClip>,
+    /// The neighbouring relation of the audit's pair of datasets: replace-one for mechanisms
+    /// built for a fixed, public n (they refuse data of another size), else add/remove.
+    pub neighbours: Neighbours,
+    /// The relation the certified ε of [`Audited::event`] is for. When it is add/remove and
+    /// the pair is replace-one, the audit compares against the group-of-two certificate (a
+    /// replace-one pair is two add/remove steps and may legitimately reach about 2ε).
+    pub certificate: Neighbours,
+    /// The hyperparameters in words, for the audit table.
+    pub label: String,
+}
