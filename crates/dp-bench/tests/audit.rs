@@ -159,3 +159,86 @@ fn show(out: &[dp_bench::audit::Outcome]) {
         );
     }
 }
+
+/// The command line: `dp-bench audit` and `dp-bench run` run an audit config, write its
+/// tables and refuse what is not one.
+#[test]
+fn the_cli_runs_audits_and_refuses_grids() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let audit = write(
+        "a.toml",
+        &format!(
+            "seed = 1\ntrials = 200\nepsilons = [2.0]\ndelta = 1e-5\n[audit]\n{DATASET}\
+             [methods.alg1]\nkind = \"alg1\"\n"
+        ),
+    );
+    let grid = write(
+        "g.toml",
+        &format!(
+            "seed = 1\ntrials = 1\nepsilons = [2.0]\ndelta = 1e-5\n{DATASET}[methods.np]\nkind = \"np\"\n"
+        ),
+    );
+    let bin = env!("CARGO_BIN_EXE_dp-bench");
+    let out = dir.path().join("out");
+    let run =
+        |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
+    let o = run(&[
+        "audit".as_ref(),
+        audit.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--quiet".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("audit.csv")).unwrap();
+    assert!(
+        csv.starts_with("method,kind,calibration,neighbours,certificate,"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(out.join("audit.md").is_file() && out.join("provenance.json").is_file());
+    // `dp-bench run` runs it too, reusing the stored outcome.
+    let o = run(&[
+        "run".as_ref(),
+        audit.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--quiet".as_ref(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("(0 run now, 1 reused)"),
+        "{err}"
+    );
+    // A grid is not an audit.
+    let o = run(&["audit".as_ref(), grid.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not an audit config"));
+    // A method that is not one mechanism is refused before any run, naming it.
+    let bad = write(
+        "b.toml",
+        &format!(
+            "seed = 1\ntrials = 10\nepsilons = [2.0]\ndelta = 1e-5\n[audit]\n{DATASET}\
+             [methods.tuned]\nkind = \"dpsgd\"\ntuning = \"honest\"\n"
+        ),
+    );
+    let out2 = dir.path().join("out2");
+    let o = run(&[
+        "audit".as_ref(),
+        bad.as_os_str(),
+        "--out".as_ref(),
+        out2.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`methods.tuned` at ε = 2") && err.contains("grid_size = 1"),
+        "{err}"
+    );
+    assert!(!out2.exists());
+}

@@ -58,11 +58,25 @@ fn fingerprint(cfg: &Config, spec: &MethodSpec, name: &str, epsilon: f64, gamma:
         "dataset": cfg.dataset,
         "gamma": gamma.to_bits(),
         "canary": cfg.audit.as_ref().map(|a| a.canary),
+        "base": cfg.audit.as_ref().map(|a| a.base),
     });
     format!(
         "{:016x}",
         dp_core::seed::derive_seed(&[what.to_string().as_bytes()])
     )
+}
+
+/// `DIR/NAME.csv`: every run's score, `side` 0 for D and 1 for D′.
+fn write_scores(dir: &Path, name: &str, scores: &[Vec<f64>; 2]) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut text = String::from("side,run,score\n");
+    for (side, s) in scores.iter().enumerate() {
+        for (i, v) in s.iter().enumerate() {
+            writeln!(text, "{side},{i},{v:e}")?;
+        }
+    }
+    write_text_atomic(&dir.join(format!("{name}.csv")), &text)
 }
 
 /// A stored outcome, if it is whole and made for `fingerprint`.
@@ -82,12 +96,14 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
         || "the config has no [audit] table: it is a grid, run it with `dp-bench run`",
     )?;
     let start = Instant::now();
+    let base = pair::base_rows(&cfg.dataset, settings.base)?;
+    // Every mechanism is built before anything is written: a config that cannot be audited
+    // leaves no folder behind.
+    one::check_all(cfg, &base).map_err(|e| crate::cli::UsageError(format!("{e:#}")))?;
     let audits_dir = dir.join("audits");
     std::fs::create_dir_all(&audits_dir)
         .with_context(|| format!("cannot create {}", audits_dir.display()))?;
     let _lock = lock_dir(dir)?;
-    let base = pair::base_rows(&cfg.dataset)?;
-    one::check_all(cfg, &base).map_err(|e| crate::cli::UsageError(format!("{e:#}")))?;
     let count = cfg.methods.len() * cfg.epsilons.len();
     let gamma = (1.0 - settings.confidence) / count as f64;
     let bar = progress_bar(count * 2 * cfg.trials as usize, "runs", show);
@@ -102,7 +118,10 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
                 reused += 1;
                 continue;
             }
-            let o = one::audit(cfg, &base, name, spec, epsilon, gamma, fp, &bar)?;
+            let (o, scores) = one::audit(cfg, &base, name, spec, epsilon, gamma, fp, &bar)?;
+            if settings.keep_scores {
+                write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
+            }
             write_text_atomic(&path, &serde_json::to_string_pretty(&o)?)?;
             outcomes.push(o);
             ran += 1;

@@ -171,7 +171,7 @@ pub fn audit(
     gamma: f64,
     fingerprint: String,
     progress: &indicatif::ProgressBar,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<(Outcome, [Vec<f64>; 2])> {
     let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
     // The relation comes from the mechanism; the mechanism audited is rebuilt on D itself
     // (same n as the base rows under either relation).
@@ -243,7 +243,7 @@ pub fn audit(
         .and_then(|c| c.as_str())
         .unwrap_or("certified")
         .to_string();
-    Ok(Outcome {
+    let outcome = Outcome {
         method: name.to_string(),
         kind: spec.kind.to_string(),
         calibration,
@@ -272,5 +272,6 @@ pub fn audit(
         feature: pair.feature,
         seconds,
         fingerprint,
-    })
+    };
+    Ok((outcome, [scores(&on_d), scores(&on_p)]))
 }

@@ -22,6 +22,7 @@ use dp_core::accounting::event::Neighbours;
 use dp_core::features::{Csr, FeatureMatrix};
 use dp_data::Dataset;
 
+use crate::experiment::audit_settings::Base;
 use crate::experiment::config::DatasetConfig;
 use crate::methods::row_clip::RowClip;
 
@@ -145,17 +146,63 @@ impl Pair {
     }
 }
 
+/// `x` with every entry 0 but those of the last column when `keep_last` (the bias).
+fn zero_features(x: &FeatureMatrix, keep_last: bool) -> FeatureMatrix {
+    let (n, d) = (x.nrows(), x.ncols());
+    let bias = |i: usize| match x.row(i) {
+        dp_core::features::Row::Dense(v) => v[d - 1],
+        dp_core::features::Row::Sparse(idx, v) => idx
+            .iter()
+            .position(|&j| j as usize == d - 1)
+            .map_or(0.0, |k| v[k]),
+    };
+    match x {
+        FeatureMatrix::Dense { .. } => {
+            let mut data = vec![0.0; n * d];
+            if keep_last {
+                (0..n).for_each(|i| data[i * d + d - 1] = bias(i));
+            }
+            FeatureMatrix::dense(data, n, d)
+        }
+        FeatureMatrix::Sparse(_) => {
+            let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+            for i in 0..n {
+                if keep_last && bias(i) != 0.0 {
+                    indices.push((d - 1) as u32);
+                    values.push(bias(i));
+                }
+                indptr.push(indices.len());
+            }
+            FeatureMatrix::Sparse(Csr {
+                nrows: n,
+                ncols: d,
+                indptr,
+                indices,
+                values,
+            })
+        }
+    }
+}
+
 /// The base rows of an audit: the config's training split (its `subsample` applied), loaded
-/// and preprocessed as a grid would.
-pub fn base_rows(cfg: &DatasetConfig) -> anyhow::Result<Dataset> {
+/// and preprocessed as a grid would; with [`Base::Zeros`] every feature but the bias is then
+/// set to 0 (zero rows stay zero under every preprocessing step, so they are legal rows).
+pub fn base_rows(cfg: &DatasetConfig, base: Base) -> anyhow::Result<Dataset> {
     let split = dp_data::load(&cfg.name, &cfg.preprocess())
         .with_context(|| format!("cannot load dataset {:?}", cfg.name))?;
-    let Some(n) = cfg.subsample else {
-        return Ok(split.train);
+    let mut rows = match cfg.subsample {
+        None => split.train,
+        Some(n) => {
+            let seed =
+                u32::try_from(cfg.split_seed).context("dataset.split_seed must fit in 32 bits")?;
+            split
+                .train
+                .stratified_subsample(n, seed)
+                .with_context(|| format!("key `dataset.subsample` = {n}"))?
+        }
     };
-    let seed = u32::try_from(cfg.split_seed).context("dataset.split_seed must fit in 32 bits")?;
-    split
-        .train
-        .stratified_subsample(n, seed)
-        .with_context(|| format!("key `dataset.subsample` = {n}"))
+    if base == Base::Zeros {
+        rows.x = zero_features(&rows.x, cfg.bias.is_some());
+    }
+    Ok(rows)
 }

@@ -1,7 +1,7 @@
 //! `dp-bench audit CONFIG.toml`: measured lower bounds on ε for every method and target ε of
 //! an audit config (see [`crate::audit`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -32,21 +32,24 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
             args.config.display()
         ));
     }
-    let dir = args
-        .out
-        .or_else(|| cfg.output_dir.clone())
-        .unwrap_or_else(|| {
-            let stem = args
-                .config
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("audit");
-            PathBuf::from("results/audit").join(stem)
-        });
-    let run = crate::audit::run(&cfg, &dir, !args.quiet)?;
+    run_loaded(&cfg, &args.config, args.out, args.quiet)
+}
+
+/// Runs the audits of a loaded audit config (also what `dp-bench run` does with one).
+pub fn run_loaded(
+    cfg: &Config,
+    path: &Path,
+    out: Option<PathBuf>,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let dir = out.or_else(|| cfg.output_dir.clone()).unwrap_or_else(|| {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("audit");
+        PathBuf::from("results/audit").join(stem)
+    });
+    let run = crate::audit::run(cfg, &dir, !quiet)?;
     eprintln!(
         "{}: {} audits ({} run now, {} reused) in {:.1} s; table in {}",
-        args.config.display(),
+        path.display(),
         run.outcomes.len(),
         run.ran,
         run.reused,

@@ -60,11 +60,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let cfg = Config::load(&args.config)?;
     if cfg.audit.is_some() {
-        return usage(format!(
-            "{}: an audit config (it has an [audit] table); run it with `dp-bench audit {}`",
-            args.config.display(),
-            args.config.display()
-        ));
+        // An audit (declared by its [audit] table) runs whole, like a study.
+        if let Some(s) = shard.filter(|s| s.index != 0) {
+            eprintln!(
+                "{}: an audit runs whole, in shard 0; shard {} of {} has nothing to do",
+                args.config.display(),
+                s.index,
+                s.count
+            );
+            return Ok(());
+        }
+        return super::audit::run_loaded(&cfg, &args.config, args.out, args.quiet);
     }
     let dir = args
         .out

@@ -15,6 +15,15 @@ pub struct AuditSettings {
     /// `crate::audit::pair`).
     #[serde(default)]
     pub canary: Canary,
+    /// The base rows: the dataset's (`"data"`, the default) or the same number of rows with
+    /// every feature 0 but the bias (`"zeros"`, labels kept): a legal dataset on which only
+    /// the canary moves θ, so the audit measures the mechanism's worst case more closely.
+    #[serde(default)]
+    pub base: Base,
+    /// Also write every run's score to `scores/NAME@EPS.csv` (side, run, score), for
+    /// re-analysis with other tests.
+    #[serde(default)]
+    pub keep_scores: bool,
 }
 
 /// Where the canary row points.
@@ -25,6 +34,17 @@ pub enum Canary {
     /// one), at the public row-norm bound; the statistic is θ on that feature.
     #[default]
     RareFeature,
+}
+
+/// The rows an audit's pair is built on.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Base {
+    /// The configured dataset's training rows.
+    #[default]
+    Data,
+    /// As many rows, every feature but the bias set to 0.
+    Zeros,
 }
 
 fn default_confidence() -> f64 {

@@ -3,6 +3,7 @@
 //! [`PAPERS`] entry. A config names its paper with `paper = "<id>"`, checked against this
 //! table; `dp-bench figures <id>` and `dp-bench figures --all` render them.
 
+pub mod audit;
 pub mod avent2020;
 pub mod iyengar2019;
 pub mod neel2019;
@@ -18,6 +19,7 @@ pub static PAPERS: &[PaperSpec] = &[
     iyengar2019::SPEC,
     avent2020::SPEC,
     neel2019::SPEC,
+    audit::SPEC,
 ];
 
 /// One reproduced paper.

@@ -1,0 +1,220 @@
+//! The audit table and figure (`dp-bench figures audit`): for every audited mechanism, in the
+//! papers' calibration and the certified one, the claimed ε, the certified ε and the measured
+//! lower bound side by side (configs in `configs/audit/`, run by `dp-bench audit`).
+
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use super::PaperSpec;
+use crate::audit::Outcome as Audit;
+use crate::audit::table::Verdict;
+use crate::experiment::store::write_text_atomic;
+use crate::figures::csv::{Field, LongCsv};
+use crate::figures::{Outcome, save};
+use crate::plot::{Figure, Panel, Series};
+
+/// The entry in [`super::PAPERS`].
+pub const SPEC: PaperSpec = PaperSpec {
+    id: "audit",
+    title: "Privacy audits: measured lower bounds on ε beside the claimed and certified ε",
+    configs: &["redberg2023", "iyengar2019", "iyengar2019-short-batch"],
+    figures,
+};
+
+/// Drawn range of ε: a certified ε above it (or ∞) is drawn at the top, a measured 0 at the
+/// bottom; the CSV holds the values.
+const Y_RANGE: (f64, f64) = (0.01, 1000.0);
+
+/// The stored outcomes of one audit folder, in file-name order (`NAME@EPS.json`).
+pub fn load(dir: &Path) -> anyhow::Result<Vec<Audit>> {
+    let audits = dir.join("audits");
+    let mut paths: Vec<_> = std::fs::read_dir(&audits)
+        .with_context(|| format!("cannot read {}", audits.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p)?;
+            serde_json::from_str(&text).with_context(|| format!("{} is not an audit", p.display()))
+        })
+        .collect()
+}
+
+/// Writes `table.csv`, `table.md` and `fig1` into `out` from `<results>/<config stem>/`.
+pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut runs = Vec::new();
+    let mut skipped = Vec::new();
+    for stem in SPEC.configs {
+        let dir = results.join(stem);
+        if dir.join("audits").is_dir() {
+            runs.push((*stem, load(&dir)?));
+        } else {
+            skipped.push(Outcome::Skipped(format!(
+                "audit {stem} skipped: no {}; run `cargo run --release -p dp-bench -- audit \
+                 configs/audit/{stem}.toml`",
+                dir.join("audits").display()
+            )));
+        }
+    }
+    if runs.is_empty() {
+        return Ok(skipped);
+    }
+    let mut written = write_table(out, &runs)?;
+    written.extend(write_figure(out, &runs)?);
+    skipped.insert(0, Outcome::Written(written));
+    Ok(skipped)
+}
+
+fn fmt(e: f64) -> String {
+    if e.is_infinite() {
+        "∞".into()
+    } else if e >= 100.0 {
+        format!("{e:.0}")
+    } else {
+        format!("{e:.2}")
+    }
+}
+
+fn write_table(out: &Path, runs: &[(&str, Vec<Audit>)]) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let mut csv = LongCsv::new(&[
+        "config",
+        "method",
+        "kind",
+        "calibration",
+        "neighbours",
+        "certificate",
+        "epsilon_target",
+        "epsilon_certified",
+        "epsilon_lower",
+        "epsilon_gdp_estimate",
+        "confidence",
+        "runs_per_side",
+        "verdict",
+    ]);
+    let mut md = String::from(
+        "| config | method | calibration | pair | target ε | certified ε | measured ε ≥ | GDP estimate | runs/side | verdict |\n\
+         |---|---|---|---|---:|---:|---:|---:|---:|---|\n",
+    );
+    for (stem, audits) in runs {
+        for a in audits {
+            let v = Verdict::of(a);
+            csv.push(vec![
+                Field::Text(stem.to_string()),
+                Field::Text(a.method.clone()),
+                Field::Text(a.kind.clone()),
+                Field::Text(a.calibration.clone()),
+                Field::Text(a.neighbours.clone()),
+                Field::Text(a.certificate.clone()),
+                Field::Num(a.epsilon_target),
+                Field::Num(a.epsilon_certified),
+                Field::Num(a.epsilon_lower),
+                Field::Num(a.epsilon_gdp),
+                Field::Num(a.confidence),
+                Field::Num(a.runs_per_side as f64),
+                Field::Text(v.words().into()),
+            ])?;
+            md.push_str(&format!(
+                "| {stem} | {} | {} | {} | {:.2} | {} | {:.2} | {:.2} | {} | {} |\n",
+                a.method,
+                a.calibration,
+                a.neighbours.replace('_', "-"),
+                a.epsilon_target,
+                fmt(a.epsilon_certified),
+                a.epsilon_lower,
+                a.epsilon_gdp,
+                a.runs_per_side,
+                v.words()
+            ));
+        }
+    }
+    let (c, m) = (out.join("table.csv"), out.join("table.md"));
+    csv.write(&c)?;
+    write_text_atomic(&m, &md)?;
+    Ok(vec![c, m])
+}
+
+/// One panel per (config, kind): claimed, certified and measured ε against the target ε, for
+/// the paper calibration (where the kind has one) and the certified one.
+fn write_figure(
+    out: &Path,
+    runs: &[(&str, Vec<Audit>)],
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let clamp = |e: f64| e.clamp(Y_RANGE.0, Y_RANGE.1);
+    let mut data = LongCsv::new(&["panel", "series", "epsilon_target", "epsilon"]);
+    let mut panels = Vec::new();
+    for (stem, audits) in runs {
+        let mut kinds: Vec<&str> = audits.iter().map(|a| a.kind.as_str()).collect();
+        kinds.dedup();
+        for kind in kinds {
+            let of = |cal: &'static str| {
+                audits
+                    .iter()
+                    .filter(move |a| a.kind == kind && a.calibration == cal)
+            };
+            let targets: Vec<f64> = of("paper")
+                .chain(of("certified"))
+                .map(|a| a.epsilon_target)
+                .collect();
+            let (lo, hi) = targets
+                .iter()
+                .fold((f64::MAX, 0.0_f64), |(l, h), &t| (l.min(t), h.max(t)));
+            let mut series = vec![Series {
+                dashed: true,
+                ..Series::line("claimed ε (the target)", vec![(lo, lo), (hi, hi)])
+            }];
+            for cal in ["paper", "certified"] {
+                if of(cal).next().is_none() {
+                    continue;
+                }
+                let pts = |f: fn(&Audit) -> f64| {
+                    of(cal)
+                        .map(|a| (a.epsilon_target, clamp(f(a))))
+                        .collect::<Vec<_>>()
+                };
+                series.push(Series::line(
+                    format!("certified ε, {cal} calibration"),
+                    pts(|a| a.epsilon_certified),
+                ));
+                series.push(Series {
+                    dashed: true,
+                    ..Series::line(
+                        format!("measured ε ≥, {cal} calibration"),
+                        pts(|a| a.epsilon_lower),
+                    )
+                });
+            }
+            let title = format!("{kind} ({stem})");
+            for s in &series {
+                for &(x, y) in &s.points {
+                    data.push(vec![
+                        Field::Text(title.clone()),
+                        Field::Text(s.name.clone()),
+                        Field::Num(x),
+                        Field::Num(y),
+                    ])?;
+                }
+            }
+            panels.push(Panel {
+                title,
+                x_label: "target ε".into(),
+                y_label: "ε (log)".into(),
+                log_x: true,
+                log_y: true,
+                series,
+                y_range: Some(Y_RANGE),
+            });
+        }
+    }
+    let figure = Figure {
+        title: "Audits: claimed, certified and measured ε (∞ or > 1000 drawn at 1000, 0 at 0.01)"
+            .into(),
+        panels,
+        columns: 3,
+    };
+    save(out, "fig1", &figure, &data)
+}
