@@ -144,18 +144,18 @@ fn the_fast_learners_never_measure_above_their_certificates() {
 }
 
 /// Prints the outcomes (run with `--nocapture` to see what the audits measure).
-#[allow(dead_code)]
 fn show(out: &[dp_bench::audit::Outcome]) {
     for o in out {
         eprintln!(
-            "{} ε={} cert={} lb={} gdp={} fail={:?} t={:?}",
+            "{} ε={} cert={} lb={} gdp={:?} fail={:?} t={:?} one={:?}",
             o.method,
             o.epsilon_target,
             o.epsilon_certified,
             o.epsilon_lower,
             o.epsilon_gdp,
             o.failures,
-            o.test
+            o.test,
+            o.one_run
         );
     }
 }
@@ -241,4 +241,24 @@ fn the_cli_runs_audits_and_refuses_grids() {
         "{err}"
     );
     assert!(!out2.exists());
+}
+
+/// The one-run audit: one training run with 1,000 canaries bounds the honest mechanism below
+/// its certificate and catches one whose noise is a hundredth of what its event claims.
+#[test]
+fn the_one_run_audit_passes_honest_noise_and_catches_a_tiny_one() {
+    let out = audit(&format!(
+        "seed = 8\ntrials = 1\nepsilons = [1.0]\ndelta = 1e-5\n\
+         [audit]\ntest = \"one_run\"\ncanaries = 1000\nguesses = 100\n{DATASET}\
+         [methods.honest]\nkind = \"noisy_sum\"\nnoise_scale = 1.0\n\
+         [methods.broken]\nkind = \"noisy_sum\"\nnoise_scale = 0.01\n"
+    ));
+    show(&out);
+    let by = |m: &str| out.iter().find(|o| o.method == m).unwrap();
+    let (honest, broken) = (by("honest"), by("broken"));
+    assert_eq!(Verdict::of(honest), Verdict::Consistent, "{honest:?}");
+    let guesses = broken.one_run.as_ref().unwrap();
+    assert_eq!((guesses.canaries, guesses.guesses), (1000, 200));
+    assert_eq!(guesses.correct, 200, "{broken:?}");
+    assert_eq!(Verdict::of(broken), Verdict::Violation, "{broken:?}");
 }

@@ -13,6 +13,7 @@
 //! in a learner or an accountant, and the command fails.
 
 pub mod one;
+pub mod one_run;
 pub mod pair;
 pub mod table;
 
@@ -21,6 +22,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 
+use crate::experiment::audit_settings::AuditTest;
 use crate::experiment::config::{Config, MethodSpec};
 use crate::experiment::runner::progress_bar;
 use crate::experiment::store::{lock_dir, write_text_atomic};
@@ -59,6 +61,7 @@ fn fingerprint(cfg: &Config, spec: &MethodSpec, name: &str, epsilon: f64, gamma:
         "gamma": gamma.to_bits(),
         "canary": cfg.audit.as_ref().map(|a| a.canary),
         "base": cfg.audit.as_ref().map(|a| a.base),
+        "test": cfg.audit.as_ref().map(|a| (a.test, a.canaries, a.guesses)),
     });
     format!(
         "{:016x}",
@@ -118,10 +121,18 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
                 reused += 1;
                 continue;
             }
-            let (o, scores) = one::audit(cfg, &base, name, spec, epsilon, gamma, fp, &bar)?;
-            if settings.keep_scores {
-                write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
-            }
+            let o = if settings.test == AuditTest::OneRun {
+                let mk = (settings.canaries, settings.guesses);
+                let o = one_run::audit(cfg, &base, name, spec, epsilon, gamma, fp, mk)?;
+                bar.inc(2);
+                o
+            } else {
+                let (o, scores) = one::audit(cfg, &base, name, spec, epsilon, gamma, fp, &bar)?;
+                if settings.keep_scores {
+                    write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
+                }
+                o
+            };
             write_text_atomic(&path, &serde_json::to_string_pretty(&o)?)?;
             outcomes.push(o);
             ran += 1;

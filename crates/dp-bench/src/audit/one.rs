@@ -45,11 +45,13 @@ pub struct Outcome {
     /// Runs on each dataset (half choose the threshold, half give the bound).
     pub runs_per_side: u64,
     /// The threshold test the first halves chose, with its counts on the second halves.
-    pub test: Test,
+    pub test: Option<Test>,
+    /// The one-run audit's guesses, when the audit was one.
+    pub one_run: Option<OneRun>,
     /// Nasr et al. 2023's Gaussian-DP estimate from the same counts: a lower bound only if the
     /// mechanism's trade-off curve is Gaussian (Gaussian noise on a fixed-sensitivity
     /// release); shown beside the bound, never used for a verdict.
-    pub epsilon_gdp: f64,
+    pub epsilon_gdp: Option<f64>,
     /// Runs that released nothing (scored 0), on D and on D′.
     pub failures: [u64; 2],
     /// The canary's feature.
@@ -78,8 +80,20 @@ pub struct Test {
     pub positives: u64,
 }
 
+/// What a one-run audit guessed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OneRun {
+    /// Canaries m.
+    pub canaries: u64,
+    /// Guesses r (half "included", half "excluded").
+    pub guesses: u64,
+    /// Correct guesses v.
+    pub correct: u64,
+}
+
 /// A dataset of the pair prepared as a grid prepares its training split.
-fn prepared(cfg: &Config, d: &dp_data::Dataset) -> anyhow::Result<Prepared> {
+pub(super) fn prepared(cfg: &Config, d: &dp_data::Dataset) -> anyhow::Result<Prepared> {
     // δ was resolved for the base rows; D′ may hold one row more.
     let cfg = Config {
         delta_rule: None,
@@ -93,7 +107,7 @@ fn prepared(cfg: &Config, d: &dp_data::Dataset) -> anyhow::Result<Prepared> {
 }
 
 /// A relation as configs and tables spell it.
-fn relation_name(n: Neighbours) -> &'static str {
+pub(super) fn relation_name(n: Neighbours) -> &'static str {
     match n {
         Neighbours::AddRemove => "add_remove",
         Neighbours::ReplaceOne => "replace_one",
@@ -143,7 +157,7 @@ pub fn check_all(cfg: &Config, base: &dp_data::Dataset) -> anyhow::Result<()> {
 }
 
 /// The rows the mechanism trains on: the context's, clipped as the method clips.
-fn rows<'c>(
+pub(super) fn rows<'c>(
     ctx: &Context<'c>,
     audited: &Audited<'_>,
 ) -> anyhow::Result<(
@@ -260,14 +274,15 @@ pub fn audit(
         delta: cfg.delta,
         confidence: 1.0 - gamma,
         runs_per_side: runs,
-        test: Test {
+        test: Some(Test {
             threshold: test.threshold,
             false_positives: test.counts.false_positives,
             negatives: test.counts.negatives,
             false_negatives: test.counts.false_negatives,
             positives: test.counts.positives,
-        },
-        epsilon_gdp,
+        }),
+        one_run: None,
+        epsilon_gdp: Some(epsilon_gdp),
         failures: [fails(&on_d), fails(&on_p)],
         feature: pair.feature,
         seconds,

@@ -40,7 +40,7 @@ pub struct Pair {
 
 /// The largest value one feature of a row may take under the dataset's public preprocessing
 /// and the method's own row clipping (whichever bounds exist; one must).
-fn public_value_bound(d: &DatasetConfig, clip: Option<RowClip>) -> anyhow::Result<f64> {
+pub(super) fn public_value_bound(d: &DatasetConfig, clip: Option<RowClip>) -> anyhow::Result<f64> {
     let data = match (d.normalize_rows, d.clip_row_norm) {
         (true, Some(c)) => Some(c.min(1.0)),
         (true, None) => Some(1.0),

@@ -58,6 +58,9 @@ const COLUMNS: &[&str] = &[
     "false_positives",
     "false_negatives",
     "evaluated_per_side",
+    "canaries",
+    "guesses",
+    "correct_guesses",
     "failures",
     "verdict",
     "hyperparameters",
@@ -72,8 +75,12 @@ pub fn write(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {
          |---|---|---|---:|---:|---:|---:|---|\n",
     );
     for o in outcomes {
-        let t = &o.test;
         let v = Verdict::of(o);
+        let count =
+            |f: fn(&super::one::Test) -> u64| o.test.as_ref().map_or(f64::NAN, |t| f(t) as f64);
+        let one = |f: fn(&super::one::OneRun) -> u64| {
+            o.one_run.as_ref().map_or(f64::NAN, |r| f(r) as f64)
+        };
         csv.push(vec![
             Field::Text(o.method.clone()),
             Field::Text(o.kind.clone()),
@@ -83,14 +90,17 @@ pub fn write(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {
             Field::Num(o.epsilon_target),
             Field::Num(o.epsilon_certified),
             Field::Num(o.epsilon_lower),
-            Field::Num(o.epsilon_gdp),
+            Field::Num(o.epsilon_gdp.unwrap_or(f64::NAN)),
             Field::Num(o.delta),
             Field::Num(o.confidence),
             Field::Num(o.runs_per_side as f64),
-            Field::Num(t.threshold),
-            Field::Num(t.false_positives as f64),
-            Field::Num(t.false_negatives as f64),
-            Field::Num(t.negatives as f64),
+            Field::Num(o.test.as_ref().map_or(f64::NAN, |t| t.threshold)),
+            Field::Num(count(|t| t.false_positives)),
+            Field::Num(count(|t| t.false_negatives)),
+            Field::Num(count(|t| t.negatives)),
+            Field::Num(one(|r| r.canaries)),
+            Field::Num(one(|r| r.guesses)),
+            Field::Num(one(|r| r.correct)),
             Field::Num((o.failures[0] + o.failures[1]) as f64),
             Field::Text(v.words().into()),
             Field::Text(o.label.clone()),

@@ -373,7 +373,7 @@ impl Config {
     /// Range checks serde cannot express; the message names the key and the allowed range.
     pub fn validate(&self) -> Result<(), String> {
         if let Some(a) = &self.audit {
-            a.validate()?;
+            a.validate(self.trials)?;
         }
         if self.trials == 0 {
             return Err("key `trials` must be >= 1".into());

@@ -113,20 +113,20 @@ fn write_table(out: &Path, runs: &[(&str, Vec<Audit>)]) -> anyhow::Result<Vec<st
                 Field::Num(a.epsilon_target),
                 Field::Num(a.epsilon_certified),
                 Field::Num(a.epsilon_lower),
-                Field::Num(a.epsilon_gdp),
+                Field::Num(a.epsilon_gdp.unwrap_or(f64::NAN)),
                 Field::Num(a.confidence),
                 Field::Num(a.runs_per_side as f64),
                 Field::Text(v.words().into()),
             ])?;
             md.push_str(&format!(
-                "| {stem} | {} | {} | {} | {:.2} | {} | {:.2} | {:.2} | {} | {} |\n",
+                "| {stem} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} |\n",
                 a.method,
                 a.calibration,
                 a.neighbours.replace('_', "-"),
                 a.epsilon_target,
                 fmt(a.epsilon_certified),
                 a.epsilon_lower,
-                a.epsilon_gdp,
+                a.epsilon_gdp.map_or("–".into(), |g| format!("{g:.2}")),
                 a.runs_per_side,
                 v.words()
             ));

@@ -1,0 +1,191 @@
+//! The one-run audit (Steinke, Nasr & Jagielski 2023): m canaries, each included in the
+//! training data with probability ½, one training run, and a guess per canary from its score;
+//! the number of correct guesses bounds ε from below ([`dp_core::audit::one_run`]).
+//!
+//! **Canaries.** Canary i is a row on a feature column of its own, appended to the data (the
+//! base rows are 0 there), at the public value bound of [`super::pair`], label +1, plus the
+//! bias feature. No other row and no other canary touches its column, so its score (θ on
+//! that column) sees the canary and the noise only, which is what the analysis assumes of
+//! "isolated" canaries. Adding zero columns and rows within the public bounds keeps every
+//! dataset legal for the mechanism's proof.
+//!
+//! **Relation.** Including a canary or not is add/remove-one, so only mechanisms certified
+//! under add/remove (DP-SGD, Algorithm 1) can be audited this way; the guesses (k highest
+//! "included", k lowest "excluded") are fixed before the run.
+
+use std::time::Instant;
+
+use dp_core::accounting::event::Neighbours;
+use dp_core::features::{Csr, FeatureMatrix};
+use dp_core::seed::derive_seed;
+use dp_data::Dataset;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::one::{OneRun, Outcome, prepared, relation_name, rows};
+use super::pair::public_value_bound;
+use crate::experiment::config::{Config, MethodSpec};
+
+/// `x` with `extra` zero columns appended.
+fn widen(x: &FeatureMatrix, extra: usize) -> FeatureMatrix {
+    let (n, d) = (x.nrows(), x.ncols());
+    match x {
+        FeatureMatrix::Dense { data, .. } => {
+            let mut out = vec![0.0; n * (d + extra)];
+            for i in 0..n {
+                out[i * (d + extra)..i * (d + extra) + d]
+                    .copy_from_slice(&data[i * d..(i + 1) * d]);
+            }
+            FeatureMatrix::dense(out, n, d + extra)
+        }
+        FeatureMatrix::Sparse(c) => FeatureMatrix::Sparse(Csr {
+            ncols: d + extra,
+            ..c.clone()
+        }),
+    }
+}
+
+/// The included canaries as rows of `like`'s storage: canary i has `value` at column
+/// `first + i` and the bias in column `first - 1` when there is one.
+fn canaries(
+    like: &FeatureMatrix,
+    first: usize,
+    value: f64,
+    bias: Option<f64>,
+    which: &[usize],
+) -> Dataset {
+    let ncols = like.ncols();
+    let entries = |i: usize| {
+        let mut e = Vec::new();
+        if let Some(b) = bias {
+            e.push((first - 1, b));
+        }
+        e.push((first + i, value));
+        e
+    };
+    let x = match like {
+        FeatureMatrix::Dense { .. } => {
+            let mut data = vec![0.0; which.len() * ncols];
+            for (r, &i) in which.iter().enumerate() {
+                entries(i)
+                    .into_iter()
+                    .for_each(|(j, v)| data[r * ncols + j] = v);
+            }
+            FeatureMatrix::dense(data, which.len(), ncols)
+        }
+        FeatureMatrix::Sparse(_) => {
+            let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+            for &i in which {
+                for (j, v) in entries(i) {
+                    indices.push(j as u32);
+                    values.push(v);
+                }
+                indptr.push(indices.len());
+            }
+            FeatureMatrix::Sparse(Csr {
+                nrows: which.len(),
+                ncols,
+                indptr,
+                indices,
+                values,
+            })
+        }
+    };
+    Dataset {
+        name: "canaries".into(),
+        x,
+        y: vec![1.0; which.len()],
+        classes: None,
+    }
+}
+
+/// The one-run audit of `spec` (named `name`) at `epsilon` on `base` rows.
+#[allow(clippy::too_many_arguments)]
+pub fn audit(
+    cfg: &Config,
+    base: &Dataset,
+    name: &str,
+    spec: &MethodSpec,
+    epsilon: f64,
+    gamma: f64,
+    fingerprint: String,
+    (m, k): (u64, u64),
+) -> anyhow::Result<Outcome> {
+    let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
+    let clip = {
+        let p = prepared(cfg, base)?;
+        let ctx = p.context()?;
+        let a = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+        anyhow::ensure!(
+            a.neighbours == Neighbours::AddRemove && a.certificate == Neighbours::AddRemove,
+            "a one-run audit includes or leaves out each canary (add/remove-one), but \
+             `methods.{name}` is certified for {} neighbours: use `audit.test = \"threshold\"`",
+            relation_name(a.certificate)
+        );
+        a.clip
+    };
+    let value = public_value_bound(&cfg.dataset, clip)?;
+    let d = base.x.ncols();
+    let seed = |what: &[u8]| {
+        derive_seed(&[
+            &cfg.seed.to_le_bytes(),
+            name.as_bytes(),
+            &epsilon.to_bits().to_le_bytes(),
+            what,
+        ])
+    };
+    let mut rng = StdRng::seed_from_u64(seed(b"one-run canaries"));
+    let included: Vec<bool> = (0..m).map(|_| rng.random::<bool>()).collect();
+    let which: Vec<usize> = (0..m as usize).filter(|&i| included[i]).collect();
+    let wide = Dataset {
+        x: widen(&base.x, m as usize),
+        classes: None,
+        ..base.clone()
+    };
+    let data = wide
+        .clone()
+        .concat(canaries(&wide.x, d, value, cfg.dataset.bias, &which), "D")?;
+    let p = prepared(cfg, &data)?;
+    let ctx = p.context()?;
+    let audited = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+    let (_keep, rows) = rows(&ctx, &audited)?;
+    let start = Instant::now();
+    let (scores, failed) = match audited.release.release(&rows, seed(b"one-run training")) {
+        Ok((theta, _)) => (theta[d..d + m as usize].to_vec(), 0),
+        Err(_) => (vec![0.0; m as usize], 1),
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let (r, v) = dp_core::audit::one_run::guesses(&scores, &included, k as usize, k as usize)?;
+    let lower = dp_core::audit::one_run::epsilon_lower_bound(m, r, v, cfg.delta, gamma)?;
+    Ok(Outcome {
+        method: name.to_string(),
+        kind: spec.kind.to_string(),
+        calibration: spec
+            .method
+            .params()
+            .get("calibration")
+            .and_then(|c| c.as_str())
+            .unwrap_or("certified")
+            .to_string(),
+        label: audited.label.clone(),
+        neighbours: relation_name(Neighbours::AddRemove).into(),
+        certificate: relation_name(Neighbours::AddRemove).into(),
+        epsilon_target: epsilon,
+        epsilon_certified: ctx.certify(&audited.event)?,
+        epsilon_lower: lower,
+        delta: cfg.delta,
+        confidence: 1.0 - gamma,
+        runs_per_side: 1,
+        test: None,
+        one_run: Some(OneRun {
+            canaries: m,
+            guesses: r,
+            correct: v,
+        }),
+        epsilon_gdp: None,
+        failures: [failed, 0],
+        feature: d,
+        seconds,
+        fingerprint,
+    })
+}
