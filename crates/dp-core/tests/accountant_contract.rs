@@ -315,3 +315,177 @@ fn a_mixture_costs_its_worst_component_at_every_order() {
     assert!(rdp.curve_of(&Event::Mixture(vec![])).is_err());
     assert!(PldAccountant::new().supports(&mix).is_err());
 }
+
+/// Every variant, alone and nested, supported or not, valid or with out-of-range fields
+/// (built directly, bypassing the checked constructors).
+fn rdp_events() -> Vec<Event> {
+    let g = || Event::gaussian(1.3).unwrap();
+    let op = || Event::ObjPert(ObjPert::new(8.0, 10.0, 1.0, 1.0).unwrap());
+    let pure = || Event::epsilon_delta(0.5, 0.0).unwrap();
+    let approx = || Event::epsilon_delta(0.5, 1e-6).unwrap();
+    let sg = || Event::dpsgd(0.01, 1.1, 200).unwrap();
+    let poisson = |q: f64, e: Event| Event::poisson_sampled(q, e).unwrap();
+    let swor = |q: f64, e: Event| Event::sampled_without_replacement(q, e).unwrap();
+    let bad_z = || Event::Gaussian {
+        noise_multiplier: -1.0,
+    };
+    let tnb = Selection::truncated_negative_binomial(0.5, 0.1).unwrap();
+    vec![
+        Event::NoOp,
+        Event::NonPrivate,
+        pure(),
+        approx(),
+        Event::EpsilonDelta {
+            epsilon: -1.0,
+            delta: 0.0,
+        },
+        Event::EpsilonDelta {
+            epsilon: -1.0,
+            delta: 0.1,
+        },
+        g(),
+        bad_z(),
+        Event::Gaussian {
+            noise_multiplier: f64::NAN,
+        },
+        op(),
+        Event::ObjPert(ObjPert {
+            sigma: 1.0,
+            lambda: 0.5,
+            beta: 1.0,
+            lipschitz: 1.0,
+        }),
+        poisson(0.1, g()),
+        poisson(0.1, op()),
+        poisson(0.1, Event::NonPrivate),
+        poisson(0.1, Event::NoOp),
+        poisson(0.1, pure()),
+        poisson(1.0, op()),
+        poisson(1.0, Event::NonPrivate),
+        poisson(1.0, approx()),
+        poisson(1.0, poisson(0.1, g())),
+        poisson(1.0, poisson(0.1, op())),
+        poisson(1.0, wor()),
+        poisson(0.1, wor()),
+        poisson(0.1, bad_z()),
+        Event::PoissonSampled {
+            rate: 1.5,
+            event: Box::new(g()),
+        },
+        Event::PoissonSampled {
+            rate: 0.0,
+            event: Box::new(op()),
+        },
+        swor(0.1, g()),
+        swor(1.0, g()),
+        swor(0.1, Event::NoOp),
+        swor(0.1, Event::NonPrivate),
+        swor(1.0, op()),
+        swor(0.1, sg()),
+        swor(0.1, bad_z()),
+        Event::SampledWithoutReplacement {
+            rate: 2.0,
+            event: Box::new(g()),
+        },
+        g().self_composed(0),
+        wor(),
+        poisson(0.1, op()).self_composed(5),
+        Event::NonPrivate.self_composed(2),
+        bad_z().self_composed(3),
+        Event::Composed(vec![]),
+        Event::Composed(vec![g(), op(), pure()]),
+        Event::Composed(vec![wor(), sg()]),
+        Event::Composed(vec![Event::NoOp, Event::NonPrivate, wor()]),
+        Event::Composed(vec![bad_z(), poisson(0.1, op())]),
+        Event::Composed(vec![wor(), poisson(0.1, op())]),
+        Event::Composed(vec![sg(), approx(), bad_z()]),
+        Event::Mixture(vec![]),
+        Event::Mixture(vec![g(), sg(), Event::epsilon_delta(0.3, 0.0).unwrap()]),
+        Event::Mixture(vec![wor(), sg()]),
+        Event::Mixture(vec![g(), Event::NonPrivate]),
+        Event::Mixture(vec![Event::Mixture(vec![])]),
+        Event::Mixture(vec![g(), approx()]),
+        selection(),
+        Event::NonPrivate.repeat_and_select(tnb),
+        Event::NoOp.repeat_and_select(tnb),
+        poisson(0.1, op()).repeat_and_select(tnb),
+        wor().repeat_and_select(tnb),
+        g().repeat_and_select(Selection::Poisson { mu: -1.0 }),
+        g().repeat_and_select(Selection::TruncatedNegativeBinomial {
+            eta: 0.5,
+            gamma: 1.0,
+        }),
+        Event::Composed(vec![
+            Event::Mixture(vec![g(), sg().repeat_and_select(tnb)]),
+            poisson(1.0, Event::Composed(vec![op(), Event::NoOp])),
+            swor(0.05, Event::gaussian(2.0).unwrap()).self_composed(0),
+        ])
+        .self_composed(3),
+        Event::Composed(vec![
+            Event::Mixture(vec![g(), sg().repeat_and_select(tnb)]),
+            poisson(1.0, Event::Composed(vec![op(), Event::NoOp])),
+            poisson(0.05, Event::gaussian(2.0).unwrap()).self_composed(0),
+        ])
+        .self_composed(3),
+        Event::Composed(vec![
+            Event::Mixture(vec![g(), sg().repeat_and_select(tnb)]),
+            poisson(1.0, Event::Composed(vec![op(), poisson(0.5, pure())])),
+        ])
+        .self_composed(3),
+        Event::Composed(vec![Event::Mixture(vec![]), poisson(0.1, op())]),
+        Event::Mixture(vec![swor(0.1, bad_z()), sg()]),
+    ]
+}
+
+/// `supports` is exactly "would `compose` accept it", with the same error when not, on a fresh
+/// accountant and after each relation; `curve_of` fails exactly where a fresh `compose` does.
+/// The events reach every branch of the dispatch, including failures that only the
+/// computation finds (fields out of range, an empty mixture).
+#[test]
+fn rdp_supports_is_exactly_what_compose_accepts() {
+    let rdp = RdpAccountant::new();
+    let events = rdp_events();
+    let mut kinds: Vec<_> = events.iter().map(Event::kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds.len(), 11, "every variant: {kinds:?}");
+    let preloads = [
+        None,
+        Some(Event::NoOp),
+        Some(Event::NonPrivate),
+        Some(wor()),
+        Some(Event::dpsgd(0.01, 1.1, 200).unwrap()),
+    ];
+    let (mut accepted, mut unsupported, mut invalid) = (0, 0, 0);
+    for pre in &preloads {
+        let mut a = rdp.fresh();
+        if let Some(pre) = pre {
+            a.compose(pre, 1).unwrap();
+        }
+        for e in &events {
+            let what = format!("{} after {:?}", e.kind(), pre.as_ref().map(Event::kind));
+            let s = a.supports(e);
+            let c = a.clone().compose(e, 1).map(|_| ());
+            match (&s, &c) {
+                (Ok(()), Ok(())) => accepted += 1,
+                // Debug, not ==: an out-of-range NaN field is not equal to itself.
+                (Err(x), Err(y)) => {
+                    assert_eq!(format!("{x:?}"), format!("{y:?}"), "{what}");
+                    match x {
+                        DpError::Unsupported { .. } => unsupported += 1,
+                        _ => invalid += 1,
+                    }
+                }
+                _ => panic!("{what}: supports {s:?}, compose {c:?}"),
+            }
+            if pre.is_none() {
+                let curve = a.curve_of(e).map(|_| ());
+                assert_eq!(format!("{curve:?}"), format!("{c:?}"), "curve_of {what}");
+            }
+        }
+    }
+    assert!(
+        accepted > 0 && unsupported > 0 && invalid > 0,
+        "{accepted} {unsupported} {invalid}"
+    );
+}

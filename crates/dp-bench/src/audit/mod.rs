@@ -150,3 +150,46 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
         seconds,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mechanism without guarantee is certified ∞, which JSON cannot hold: it must come
+    /// back as ∞ (not 0, not an unreadable file), and a damaged or foreign file is not reused.
+    #[test]
+    fn stored_outcomes_round_trip_infinity_and_reject_damage() {
+        let o = Outcome {
+            method: "m".into(),
+            kind: "ppsgd".into(),
+            calibration: "paper".into(),
+            label: "L=1".into(),
+            neighbours: "replace_one".into(),
+            certificate: "replace_one".into(),
+            epsilon_target: 1.0,
+            epsilon_certified: f64::INFINITY,
+            epsilon_lower: 1.5,
+            delta: 1e-5,
+            confidence: 0.99,
+            runs_per_side: 10,
+            test: None,
+            one_run: None,
+            epsilon_gdp: None,
+            failures: [0, 0],
+            feature: 3,
+            seconds: 0.1,
+            fingerprint: "abc".into(),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m@1.json");
+        let text = serde_json::to_string_pretty(&o).unwrap();
+        assert!(text.contains("\"epsilon_certified\": null"), "{text}");
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(stored(&path, "abc"), Some(o.clone()));
+        assert_eq!(stored(&path, "other"), None);
+        std::fs::write(&path, text.replace("1.5", "-1.5")).unwrap();
+        assert_eq!(stored(&path, "abc"), None);
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        assert_eq!(stored(&path, "abc"), None);
+    }
+}

@@ -34,7 +34,9 @@ pub struct Outcome {
     pub certificate: String,
     /// The ε the calibration was asked for (the claim).
     pub epsilon_target: f64,
-    /// The ε this project's accountants certify for what ran (the largest over the runs).
+    /// The ε this project's accountants certify for what ran (the largest over the runs);
+    /// ∞ (stored as `null`, which JSON has instead) when nothing is certified.
+    #[serde(with = "infinite_as_null")]
     pub epsilon_certified: f64,
     /// The measured lower bound on ε at δ.
     pub epsilon_lower: f64,
@@ -61,6 +63,23 @@ pub struct Outcome {
     /// Hash of everything the result depends on: a stored outcome is reused only when it
     /// matches.
     pub fingerprint: String,
+}
+
+/// JSON has no ∞: a certified ε of ∞ (no guarantee) is written as `null` and read back as ∞.
+mod infinite_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.is_finite() {
+            s.serialize_f64(*v)
+        } else {
+            s.serialize_none()
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+    }
 }
 
 /// The threshold test of an audit ("s > threshold means D′") and its error counts on the

@@ -107,7 +107,7 @@ pub fn write(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {
             Field::Num((o.seconds * 10.0).round() / 10.0),
         ])?;
         md.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.3} | {} | {} |\n",
+            "| {} | {} | {} | {:.2} | {} | {:.3} | {} | {} |\n",
             crate::report::html::md_cell(&o.method),
             o.calibration,
             o.neighbours.replace('_', "-"),

@@ -58,7 +58,7 @@ pub fn run_loaded(
     );
     for o in &run.outcomes {
         eprintln!(
-            "  {:<16} ε = {:<6} certified {:>10.4}  measured ≥ {:.4}  {}",
+            "  {:<18} ε = {:<6.3} certified {:>10.4}  measured ≥ {:.4}  {}",
             o.method,
             o.epsilon_target,
             o.epsilon_certified,

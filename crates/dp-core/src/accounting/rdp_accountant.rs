@@ -122,10 +122,10 @@ impl RdpAccountant {
         }
     }
 
-    /// RDP curve of one event on this accountant's orders.
+    /// RDP curve of one event on this accountant's orders: `Ok` exactly when a fresh accountant
+    /// would compose it, with the same error otherwise.
     pub fn curve_of(&self, event: &Event) -> Result<RdpCurve> {
-        event.neighbours().map_err(|_| unsupported(event, MIXED))?;
-        self.curve_of_parts(event)
+        Ok(self.checked_curve(event, None)?.0)
     }
 
     /// The without-replacement table for noise multiplier `z`, from the shared cache.
@@ -142,88 +142,131 @@ impl RdpAccountant {
         Ok(w)
     }
 
-    /// [`RdpAccountant::curve_of`] once the event's relation is known to be consistent.
-    fn curve_of_parts(&self, event: &Event) -> Result<RdpCurve> {
+    /// Poisson-subsampled Gaussian curve, its rate's table from the shared cache.
+    fn sg_curve(&self, rate: f64, z: f64) -> Result<RdpCurve> {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        let sg = match cache.entry(rate.to_bits()) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(SubsampledGaussian::new(rate, &self.orders)?)
+            }
+        };
+        sg.curve(z, 1)
+    }
+
+    /// The curve [`Accountant::compose`] adds for `event` after events of relation `composed`,
+    /// and the event's own relation. `supports` is this with the curve dropped and `curve_of`
+    /// with nothing composed before, so none of the three can accept what another refuses.
+    ///
+    /// A dry walk runs first so that an unsupported sub-event is reported wherever it sits,
+    /// ahead of the relation rule and of a failing computation elsewhere in the tree. The
+    /// numbers themselves can still fail (fields out of range when the event was built without
+    /// the checked constructors, an empty mixture, a series that does not converge), and only
+    /// computing them tells; hence `supports` builds the curve too.
+    fn checked_curve(
+        &self,
+        event: &Event,
+        composed: Option<Neighbours>,
+    ) -> Result<(RdpCurve, Option<Neighbours>)> {
+        self.walk(event, false)?;
+        let own = event.neighbours().map_err(|_| unsupported(event, MIXED))?;
+        if matches!((composed, own), (Some(a), Some(b)) if a != b) {
+            return Err(unsupported(event, MIXED));
+        }
+        let curve = self
+            .walk(event, true)?
+            .expect("a building walk returns a curve");
+        Ok((curve, own))
+    }
+
+    /// The dispatch from events to curves, as dp_accounting's `_maybe_compose`, and the only
+    /// place that decides which events the RDP accountant can bound. The dry walk (`build`
+    /// false, `Ok(None)`) takes the same branches as the building one, so checking an event
+    /// cannot drift from computing it as two separate walks did.
+    fn walk(&self, event: &Event, build: bool) -> Result<Option<RdpCurve>> {
         let orders = &self.orders;
         let constant = |v: f64| RdpCurve {
             orders: orders.to_vec(),
             eps: vec![v; orders.len()],
         };
+        let leaf = |curve: &dyn Fn() -> Result<RdpCurve>| build.then(curve).transpose();
         match event {
-            Event::NoOp => Ok(constant(0.0)),
-            Event::NonPrivate => Ok(constant(f64::INFINITY)),
+            Event::NoOp => leaf(&|| Ok(constant(0.0))),
+            Event::NonPrivate => leaf(&|| Ok(constant(f64::INFINITY))),
             Event::EpsilonDelta { epsilon, delta } => {
-                check_nonnegative("epsilon", *epsilon)?;
                 if *delta != 0.0 {
-                    return Err(unsupported(
-                        event,
-                        "an (ε, δ) guarantee with δ > 0 has no RDP curve; compose it with a \
-                         basic-composition accountant",
-                    ));
+                    return Err(unsupported(event, APPROXIMATE_DP));
                 }
-                // Pure ε-DP ⇒ (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 3.3) and ε(α) ≤ ε.
-                let e = *epsilon;
-                RdpCurve::try_from_fn(orders, |a| Ok(e.min(0.5 * a * e * e)))
+                leaf(&|| {
+                    check_nonnegative("epsilon", *epsilon)?;
+                    // Pure ε-DP ⇒ (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 3.3) and ε(α) ≤ ε.
+                    let e = *epsilon;
+                    RdpCurve::try_from_fn(orders, |a| Ok(e.min(0.5 * a * e * e)))
+                })
             }
             Event::Gaussian { noise_multiplier } => {
-                gaussian::rdp_curve(*noise_multiplier, 1.0, orders)
+                leaf(&|| gaussian::rdp_curve(*noise_multiplier, 1.0, orders))
             }
-            Event::ObjPert(op) => op.rdp_curve(orders),
+            Event::ObjPert(op) => leaf(&|| op.rdp_curve(orders)),
             Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
                 Event::Gaussian { noise_multiplier } => {
-                    let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-                    let sg = match cache.entry(rate.to_bits()) {
-                        std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-                        std::collections::hash_map::Entry::Vacant(v) => {
-                            v.insert(SubsampledGaussian::new(*rate, orders)?)
-                        }
-                    };
-                    sg.curve(*noise_multiplier, 1)
+                    leaf(&|| self.sg_curve(*rate, *noise_multiplier))
                 }
                 // Sampling everything is no sampling.
-                other if *rate == 1.0 => self.curve_of_parts(other),
-                _ => Err(unsupported(
-                    event,
-                    "RDP amplification by Poisson sampling is implemented for the Gaussian only",
-                )),
+                other if *rate == 1.0 => self.walk(other, build),
+                _ => Err(unsupported(event, POISSON_GAUSSIAN_ONLY)),
             },
             Event::SampledWithoutReplacement { rate, event: inner } => match inner.as_ref() {
                 Event::Gaussian { noise_multiplier } => {
-                    self.wor(*noise_multiplier)?.curve(*rate, orders)
+                    leaf(&|| self.wor(*noise_multiplier)?.curve(*rate, orders))
                 }
                 _ => Err(unsupported(event, WOR_GAUSSIAN_ONLY)),
             },
-            Event::SelfComposed { event, count } => Ok(self.curve_of_parts(event)?.scaled(*count)),
+            Event::SelfComposed { event, count } => {
+                Ok(self.walk(event, build)?.map(|c| c.scaled(*count)))
+            }
             Event::Composed(events) => {
-                let mut total = constant(0.0);
+                let mut total = build.then(|| constant(0.0));
                 for e in events {
-                    total = total.compose(&self.curve_of_parts(e)?)?;
+                    let curve = self.walk(e, build)?;
+                    if let (Some(t), Some(c)) = (&mut total, curve) {
+                        *t = t.compose(&c)?;
+                    }
                 }
                 Ok(total)
             }
             Event::Mixture(events) => {
-                if events.is_empty() {
+                // Malformed rather than unsupported: left to the building walk, so that the dry
+                // one still finds an unsupported sub-event elsewhere first.
+                if build && events.is_empty() {
                     return Err(DpError::Invalid("a mixture of no events".into()));
                 }
-                let mut worst = constant(0.0);
+                let mut worst = build.then(|| constant(0.0));
                 for e in events {
-                    let c = self.curve_of_parts(e)?;
-                    for (w, v) in worst.eps.iter_mut().zip(&c.eps) {
-                        *w = w.max(*v);
+                    let curve = self.walk(e, build)?;
+                    if let (Some(w), Some(c)) = (&mut worst, curve) {
+                        for (w, v) in w.eps.iter_mut().zip(&c.eps) {
+                            *w = w.max(*v);
+                        }
                     }
                 }
                 Ok(worst)
             }
-            Event::RepeatAndSelect { event, selection } => {
-                let base = self.curve_of_parts(event)?;
-                if base.eps.iter().all(|e| e.is_infinite()) {
-                    return Ok(base); // selection cannot make a non-private run private
+            Event::RepeatAndSelect { event, selection } => match self.walk(event, build)? {
+                Some(base) if !base.eps.iter().all(|e| e.is_infinite()) => {
+                    selection.apply(&base).map(Some)
                 }
-                selection.apply(&base)
-            }
+                // Dry walk, or selection cannot make a non-private run private.
+                base => Ok(base),
+            },
         }
     }
 }
+
+const APPROXIMATE_DP: &str = "an (ε, δ) guarantee with δ > 0 has no RDP curve";
+
+const POISSON_GAUSSIAN_ONLY: &str =
+    "RDP amplification by Poisson sampling is implemented for the Gaussian only";
 
 const WOR_GAUSSIAN_ONLY: &str =
     "RDP amplification by sampling without replacement is implemented for the Gaussian only";
@@ -242,22 +285,17 @@ impl Accountant for RdpAccountant {
     }
 
     fn supports(&self, event: &Event) -> Result<()> {
-        self.supports_parts(event)?;
-        let own = event.neighbours().map_err(|_| unsupported(event, MIXED))?;
-        match (self.neighbours, own) {
-            (Some(a), Some(b)) if a != b => Err(unsupported(event, MIXED)),
-            _ => Ok(()),
-        }
+        self.checked_curve(event, self.neighbours).map(|_| ())
     }
 
     fn compose(&mut self, event: &Event, count: u64) -> Result<&mut Self> {
-        self.supports(event)?;
-        let curve = self.curve_of(event)?.scaled(count);
+        let (curve, own) = self.checked_curve(event, self.neighbours)?;
+        let curve = curve.scaled(count);
         for (acc, e) in self.eps.iter_mut().zip(&curve.eps) {
             *acc += e;
         }
         if count > 0 {
-            self.neighbours = self.neighbours.or(event.neighbours()?);
+            self.neighbours = self.neighbours.or(own);
         }
         Ok(self)
     }
@@ -273,36 +311,5 @@ impl Accountant for RdpAccountant {
             return Ok(1.0);
         }
         self.curve().delta_with(epsilon, self.conversion)
-    }
-}
-
-impl RdpAccountant {
-    /// Whether every sub-event has an RDP curve here (the relation rule aside).
-    fn supports_parts(&self, event: &Event) -> Result<()> {
-        match event {
-            Event::EpsilonDelta { delta, .. } if *delta != 0.0 => Err(unsupported(
-                event,
-                "an (ε, δ) guarantee with δ > 0 has no RDP curve",
-            )),
-            Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
-                Event::Gaussian { .. } => Ok(()),
-                other if *rate == 1.0 => self.supports_parts(other),
-                _ => Err(unsupported(
-                    event,
-                    "RDP amplification by Poisson sampling is implemented for the Gaussian only",
-                )),
-            },
-            Event::SampledWithoutReplacement { event: inner, .. } => match inner.as_ref() {
-                Event::Gaussian { .. } => Ok(()),
-                _ => Err(unsupported(event, WOR_GAUSSIAN_ONLY)),
-            },
-            Event::SelfComposed { event, .. } | Event::RepeatAndSelect { event, .. } => {
-                self.supports_parts(event)
-            }
-            Event::Composed(events) | Event::Mixture(events) => {
-                events.iter().try_for_each(|e| self.supports_parts(e))
-            }
-            _ => Ok(()),
-        }
     }
 }

@@ -18,7 +18,12 @@ use crate::plot::{Figure, Panel, Series};
 pub const SPEC: PaperSpec = PaperSpec {
     id: "audit",
     title: "Privacy audits: measured lower bounds on ε beside the claimed and certified ε",
-    configs: &["redberg2023", "iyengar2019", "iyengar2019-short-batch"],
+    configs: &[
+        "redberg2023",
+        "iyengar2019",
+        "iyengar2019-short-batch",
+        "one-run",
+    ],
     figures,
 };
 
