@@ -3,7 +3,7 @@
 //! in another checkout. This package holds only the binary, its tests, examples and benchmarks
 //! (the library is the dp-bench-lib package): a rerun here recompiles main.rs, not the library.
 
-#[path = "src/report/git.rs"]
+#[path = "src/experiment/git.rs"]
 mod git;
 
 use std::path::Path;

@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod cli;
 pub mod cluster;
+pub mod error;
 pub mod experiment;
 pub mod figures;
 pub mod methods;

@@ -3,6 +3,6 @@
 //! entry point, and the one unit that sees the build script's commit stamp.
 
 fn main() -> std::process::ExitCode {
-    dp_bench::report::provenance::set_build_commit(env!("DPBENCH_BUILD_COMMIT"));
+    dp_bench::experiment::provenance::set_build_commit(env!("DPBENCH_BUILD_COMMIT"));
     dp_bench::cli::main_with(std::env::args_os().collect())
 }

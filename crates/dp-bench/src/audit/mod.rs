@@ -24,9 +24,9 @@ use anyhow::Context as _;
 
 use crate::experiment::audit_settings::AuditTest;
 use crate::experiment::config::{Config, MethodSpec};
+use crate::experiment::provenance::Provenance;
 use crate::experiment::runner::progress_bar;
 use crate::experiment::store::{lock_dir, write_text_atomic};
-use crate::report::provenance::Provenance;
 pub use one::Outcome;
 
 /// Version of how an audit draws and scores its runs (part of every fingerprint).
@@ -102,7 +102,7 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
     let base = pair::base_rows(&cfg.dataset, settings.base)?;
     // Every mechanism is built before anything is written: a config that cannot be audited
     // leaves no folder behind.
-    one::check_all(cfg, &base).map_err(|e| crate::cli::UsageError(format!("{e:#}")))?;
+    one::check_all(cfg, &base).map_err(|e| crate::error::UsageError(format!("{e:#}")))?;
     let audits_dir = dir.join("audits");
     std::fs::create_dir_all(&audits_dir)
         .with_context(|| format!("cannot create {}", audits_dir.display()))?;

@@ -5,6 +5,7 @@ use std::path::Path;
 use super::Outcome;
 use crate::experiment::store::write_text_atomic;
 use crate::figures::csv::{Field, LongCsv};
+use crate::report::html::md_cell;
 
 /// How a measured lower bound compares with the claim and the certificate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +42,9 @@ impl Verdict {
     }
 }
 
-const COLUMNS: &[&str] = &[
+/// The columns of [`fields`]: what an audit measured, without its wall time (so that a
+/// table drawn from re-runs is byte-identical to the snapshot).
+pub const COLUMNS: &[&str] = &[
     "method",
     "kind",
     "calibration",
@@ -64,77 +67,98 @@ const COLUMNS: &[&str] = &[
     "failures",
     "verdict",
     "hyperparameters",
-    "seconds",
 ];
 
-/// Writes `dir/audit.csv` and `dir/audit.md` atomically.
+/// One outcome as CSV fields ([`COLUMNS`]); what does not apply to its test is NaN.
+pub fn fields(o: &Outcome) -> Vec<Field> {
+    let count = |f: fn(&super::one::Test) -> u64| o.test.as_ref().map_or(f64::NAN, |t| f(t) as f64);
+    let one =
+        |f: fn(&super::one::OneRun) -> u64| o.one_run.as_ref().map_or(f64::NAN, |r| f(r) as f64);
+    vec![
+        Field::Text(o.method.clone()),
+        Field::Text(o.kind.clone()),
+        Field::Text(o.calibration.clone()),
+        Field::Text(o.neighbours.clone()),
+        Field::Text(o.certificate.clone()),
+        Field::Num(o.epsilon_target),
+        Field::Num(o.epsilon_certified),
+        Field::Num(o.epsilon_lower),
+        Field::Num(o.epsilon_gdp.unwrap_or(f64::NAN)),
+        Field::Num(o.delta),
+        Field::Num(o.confidence),
+        Field::Num(o.runs_per_side as f64),
+        Field::Num(o.test.as_ref().map_or(f64::NAN, |t| t.threshold)),
+        Field::Num(count(|t| t.false_positives)),
+        Field::Num(count(|t| t.false_negatives)),
+        Field::Num(count(|t| t.negatives)),
+        Field::Num(one(|r| r.canaries)),
+        Field::Num(one(|r| r.guesses)),
+        Field::Num(one(|r| r.correct)),
+        Field::Num((o.failures[0] + o.failures[1]) as f64),
+        Field::Text(Verdict::of(o).words().into()),
+        Field::Text(o.label.clone()),
+    ]
+}
+
+/// The header of [`md_row`]'s table, with a first column `first` when given.
+pub fn md_header(first: Option<&str>) -> String {
+    let (head, rule) = first.map_or((String::new(), ""), |f| (format!("| {f} "), "|---"));
+    format!(
+        "{head}| method | calibration | pair | target ε | certified ε | measured ε ≥ | GDP estimate | runs/side | verdict |\n\
+         {rule}|---|---|---|---:|---:|---:|---:|---:|---|\n"
+    )
+}
+
+/// One outcome as a Markdown row, after a first cell `first` when given.
+pub fn md_row(o: &Outcome, first: Option<&str>) -> String {
+    let head = first.map_or(String::new(), |f| format!("| {} ", md_cell(f)));
+    format!(
+        "{head}| {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} |\n",
+        md_cell(&o.method),
+        o.calibration,
+        o.neighbours.replace('_', "-"),
+        o.epsilon_target,
+        fmt_eps(o.epsilon_certified),
+        o.epsilon_lower,
+        o.epsilon_gdp.map_or("–".into(), |g| format!("{g:.2}")),
+        o.runs_per_side,
+        Verdict::of(o).words()
+    )
+}
+
+/// How the bounds were made, under a table.
+pub const MD_NOTE: &str = "\nMeasured ε: a lower bound holding with the config's \
+    `audit.confidence` for all rows of a config together: the threshold test with \
+    Clopper–Pearson bounds (threshold chosen on the first half of each side's runs, bound \
+    computed on the second), or the one-run audit (runs/side 1). GDP estimate: Nasr et al. \
+    2023, a bound only for mechanisms with a Gaussian trade-off curve; never used for a \
+    verdict. Certified ε: this project's accountants, for the pair's relation (group of two \
+    where a replace-one pair meets an add/remove certificate).\n";
+
+/// Writes `dir/audit.csv` (with each audit's wall time) and `dir/audit.md` atomically.
 pub fn write(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {
-    let mut csv = LongCsv::new(COLUMNS);
-    let mut md = String::from(
-        "| method | calibration | relation | target ε | certified ε | measured ε ≥ | runs/side | verdict |\n\
-         |---|---|---|---:|---:|---:|---:|---|\n",
-    );
+    let mut columns = COLUMNS.to_vec();
+    columns.push("seconds");
+    let mut csv = LongCsv::new(&columns);
+    let mut md = md_header(None);
     for o in outcomes {
-        let v = Verdict::of(o);
-        let count =
-            |f: fn(&super::one::Test) -> u64| o.test.as_ref().map_or(f64::NAN, |t| f(t) as f64);
-        let one = |f: fn(&super::one::OneRun) -> u64| {
-            o.one_run.as_ref().map_or(f64::NAN, |r| f(r) as f64)
-        };
-        csv.push(vec![
-            Field::Text(o.method.clone()),
-            Field::Text(o.kind.clone()),
-            Field::Text(o.calibration.clone()),
-            Field::Text(o.neighbours.clone()),
-            Field::Text(o.certificate.clone()),
-            Field::Num(o.epsilon_target),
-            Field::Num(o.epsilon_certified),
-            Field::Num(o.epsilon_lower),
-            Field::Num(o.epsilon_gdp.unwrap_or(f64::NAN)),
-            Field::Num(o.delta),
-            Field::Num(o.confidence),
-            Field::Num(o.runs_per_side as f64),
-            Field::Num(o.test.as_ref().map_or(f64::NAN, |t| t.threshold)),
-            Field::Num(count(|t| t.false_positives)),
-            Field::Num(count(|t| t.false_negatives)),
-            Field::Num(count(|t| t.negatives)),
-            Field::Num(one(|r| r.canaries)),
-            Field::Num(one(|r| r.guesses)),
-            Field::Num(one(|r| r.correct)),
-            Field::Num((o.failures[0] + o.failures[1]) as f64),
-            Field::Text(v.words().into()),
-            Field::Text(o.label.clone()),
-            Field::Num((o.seconds * 10.0).round() / 10.0),
-        ])?;
-        md.push_str(&format!(
-            "| {} | {} | {} | {:.2} | {} | {:.3} | {} | {} |\n",
-            crate::report::html::md_cell(&o.method),
-            o.calibration,
-            o.neighbours.replace('_', "-"),
-            o.epsilon_target,
-            fmt_eps(o.epsilon_certified),
-            o.epsilon_lower,
-            o.runs_per_side,
-            v.words()
-        ));
+        let mut row = fields(o);
+        row.push(Field::Num((o.seconds * 10.0).round() / 10.0));
+        csv.push(row)?;
+        md.push_str(&md_row(o, None));
     }
-    md.push_str(&format!(
-        "\nMeasured ε: threshold test with Clopper–Pearson bounds, threshold chosen on the first \
-         half of the runs and the bound computed on the second; each bound at confidence {} \
-         (all of them together at the config's `audit.confidence`).\n",
-        outcomes.first().map_or(0.0, |o| o.confidence)
-    ));
+    md.push_str(MD_NOTE);
     csv.write(&dir.join("audit.csv"))?;
     write_text_atomic(&dir.join("audit.md"), &md)
 }
 
 /// A certified ε for a table: ∞ spelled out, large values without noise digits.
-fn fmt_eps(e: f64) -> String {
+pub fn fmt_eps(e: f64) -> String {
     if e.is_infinite() {
         "∞".into()
     } else if e >= 100.0 {
         format!("{e:.0}")
     } else {
-        format!("{e:.3}")
+        format!("{e:.2}")
     }
 }

@@ -101,18 +101,7 @@ fn list() {
     }
 }
 
-/// Bad user input (a flag, a config key, a value out of range). Exits with code 2, like
-/// clap's own usage errors, so scripts can tell "you asked wrong" from "it broke".
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
+pub use crate::error::UsageError;
 
 /// Shorthand for returning a [`UsageError`].
 pub fn usage<T>(msg: impl Into<String>) -> anyhow::Result<T> {

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::usage;
-use crate::cluster::shard::Shard;
 use crate::experiment::config::Config;
 use crate::experiment::runner;
+use crate::experiment::shard::Shard;
 use crate::papers::avent2020::toy::run as illustrative;
 
 /// Arguments of `dp-bench run`.

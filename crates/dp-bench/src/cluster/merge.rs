@@ -14,10 +14,10 @@ use anyhow::Context;
 use super::shard::{self, SHARDS_DIR, ShardInfo};
 use crate::experiment::config::Config;
 use crate::experiment::grid::expand;
+use crate::experiment::provenance::Provenance;
 use crate::experiment::record::CellRecord;
 use crate::experiment::store::Store;
 use crate::experiment::{report, runner};
-use crate::report::provenance::Provenance;
 
 /// What a merge did.
 #[derive(Debug)]

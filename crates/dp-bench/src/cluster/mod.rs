@@ -4,6 +4,7 @@
 //! batch system's; dpbench only splits deterministically and merges exactly.
 
 pub mod merge;
-pub mod shard;
+/// Moved to the experiment engine, whose runner reads it; re-exported under its old path.
+pub use crate::experiment::shard;
 pub mod shell;
 pub mod slurm;

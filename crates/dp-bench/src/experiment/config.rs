@@ -9,7 +9,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::audit_settings::AuditSettings;
-use crate::cli::UsageError;
+use crate::error::UsageError;
 use crate::methods::{Method, Registry};
 
 /// TOML has no null: drop absent optional values before writing.

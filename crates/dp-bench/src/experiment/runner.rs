@@ -17,9 +17,9 @@ use super::record::CellRecord;
 use super::store::Store;
 use super::study::{GridStudy, Study};
 use super::{report, summary};
-use crate::cluster::shard::{self, Shard, ShardInfo};
+use crate::experiment::provenance::Provenance;
+use crate::experiment::shard::{self, Shard, ShardInfo};
 use crate::methods::{Context as CellContext, Prepared};
-use crate::report::provenance::Provenance;
 
 /// What a run did.
 #[derive(Debug)]

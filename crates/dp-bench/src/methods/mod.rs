@@ -450,7 +450,7 @@ mod tests {
         }
         let e = parsed.unwrap_err();
         assert!(
-            e.downcast_ref::<crate::cli::UsageError>().is_some(),
+            e.downcast_ref::<crate::error::UsageError>().is_some(),
             "{e:#}"
         );
         assert_eq!(

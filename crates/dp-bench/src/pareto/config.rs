@@ -8,7 +8,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::space::{Box5, Distribution};
-use crate::cli::UsageError;
+use crate::error::UsageError;
 use crate::experiment::config::toml_error;
 
 /// Which points a study evaluates.

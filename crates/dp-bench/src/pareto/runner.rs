@@ -1,7 +1,7 @@
 //! Drives a study: proposes points (all at once for random and grid, one at a time for
 //! DPareto), evaluates them, checkpoints each, then writes the outputs.
 
-use crate::report::provenance::Provenance;
+use crate::experiment::provenance::Provenance;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

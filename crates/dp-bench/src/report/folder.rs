@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::cli::UsageError;
+use crate::error::UsageError;
 
 /// The marker file: its presence says "a report folder", its content lists what the report
 /// wrote (relative paths, folders ending in `/`).

@@ -4,9 +4,10 @@
 //! links to its CSV files, copied next to the page so the folder can be moved or published.
 
 pub mod folder;
-pub mod git;
 pub mod html;
-pub mod provenance;
+
+/// Moved to the experiment engine, which writes them; re-exported under their old paths.
+pub use crate::experiment::{git, provenance};
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use anyhow::Context;
 
 use self::html::{escape, inline_svg, markdown, page};
 use self::provenance::Provenance;
-use crate::cluster::shard::SHARDS_DIR;
+use crate::experiment::shard::SHARDS_DIR;
 use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
 use crate::papers::PAPERS;

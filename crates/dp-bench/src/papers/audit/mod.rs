@@ -8,7 +8,7 @@ use anyhow::Context as _;
 
 use super::PaperSpec;
 use crate::audit::Outcome as Audit;
-use crate::audit::table::Verdict;
+use crate::audit::table;
 use crate::experiment::store::write_text_atomic;
 use crate::figures::csv::{Field, LongCsv};
 use crate::figures::{Outcome, save};
@@ -75,68 +75,20 @@ pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
     Ok(skipped)
 }
 
-fn fmt(e: f64) -> String {
-    if e.is_infinite() {
-        "∞".into()
-    } else if e >= 100.0 {
-        format!("{e:.0}")
-    } else {
-        format!("{e:.2}")
-    }
-}
-
 fn write_table(out: &Path, runs: &[(&str, Vec<Audit>)]) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    let mut csv = LongCsv::new(&[
-        "config",
-        "method",
-        "kind",
-        "calibration",
-        "neighbours",
-        "certificate",
-        "epsilon_target",
-        "epsilon_certified",
-        "epsilon_lower",
-        "epsilon_gdp_estimate",
-        "confidence",
-        "runs_per_side",
-        "verdict",
-    ]);
-    let mut md = String::from(
-        "| config | method | calibration | pair | target ε | certified ε | measured ε ≥ | GDP estimate | runs/side | verdict |\n\
-         |---|---|---|---|---:|---:|---:|---:|---:|---|\n",
-    );
+    let mut columns = vec!["config"];
+    columns.extend_from_slice(table::COLUMNS);
+    let mut csv = LongCsv::new(&columns);
+    let mut md = table::md_header(Some("config"));
     for (stem, audits) in runs {
         for a in audits {
-            let v = Verdict::of(a);
-            csv.push(vec![
-                Field::Text(stem.to_string()),
-                Field::Text(a.method.clone()),
-                Field::Text(a.kind.clone()),
-                Field::Text(a.calibration.clone()),
-                Field::Text(a.neighbours.clone()),
-                Field::Text(a.certificate.clone()),
-                Field::Num(a.epsilon_target),
-                Field::Num(a.epsilon_certified),
-                Field::Num(a.epsilon_lower),
-                Field::Num(a.epsilon_gdp.unwrap_or(f64::NAN)),
-                Field::Num(a.confidence),
-                Field::Num(a.runs_per_side as f64),
-                Field::Text(v.words().into()),
-            ])?;
-            md.push_str(&format!(
-                "| {stem} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} |\n",
-                a.method,
-                a.calibration,
-                a.neighbours.replace('_', "-"),
-                a.epsilon_target,
-                fmt(a.epsilon_certified),
-                a.epsilon_lower,
-                a.epsilon_gdp.map_or("–".into(), |g| format!("{g:.2}")),
-                a.runs_per_side,
-                v.words()
-            ));
+            let mut row = vec![Field::Text(stem.to_string())];
+            row.extend(table::fields(a));
+            csv.push(row)?;
+            md.push_str(&table::md_row(a, Some(stem)));
         }
     }
+    md.push_str(table::MD_NOTE);
     let (c, m) = (out.join("table.csv"), out.join("table.md"));
     csv.write(&c)?;
     write_text_atomic(&m, &md)?;

@@ -18,12 +18,12 @@ use serde::Deserialize;
 use super::logreg::{BoltOnData, BoltOnToy};
 use super::svt::SvtToy;
 use super::{Evaluated, Toy, dpareto, exact, log_hypervolume, random_inputs, surrogate_view};
-use crate::cli::UsageError;
+use crate::error::UsageError;
 use crate::experiment::config::toml_error;
+use crate::experiment::provenance::Provenance;
 use crate::experiment::runner::out_dir;
 use crate::experiment::store::{lock_dir, write_text_atomic};
 use crate::figures::csv::LongCsv;
-use crate::report::provenance::Provenance;
 
 /// Which problem.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
