@@ -31,7 +31,7 @@ pub const SPEC: PaperSpec = PaperSpec {
 /// bottom; the CSV holds the values.
 const Y_RANGE: (f64, f64) = (0.01, 1000.0);
 
-/// The stored outcomes of one audit folder, in file-name order (`NAME@EPS.json`).
+/// The stored outcomes of one audit folder (`audits/NAME@EPS.json`), by method and ε.
 pub fn load(dir: &Path) -> anyhow::Result<Vec<Audit>> {
     let audits = dir.join("audits");
     let mut paths: Vec<_> = std::fs::read_dir(&audits)
@@ -40,13 +40,20 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Audit>> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     paths.sort();
-    paths
+    let mut audits = paths
         .iter()
         .map(|p| {
             let text = std::fs::read_to_string(p)?;
             serde_json::from_str(&text).with_context(|| format!("{} is not an audit", p.display()))
         })
-        .collect()
+        .collect::<anyhow::Result<Vec<Audit>>>()?;
+    // File names sort "16" before "4": order by method, then ε as a number.
+    audits.sort_by(|a, b| {
+        (&a.method, a.epsilon_target)
+            .partial_cmp(&(&b.method, b.epsilon_target))
+            .expect("finite targets")
+    });
+    Ok(audits)
 }
 
 /// Writes `table.csv`, `table.md` and `fig1` into `out` from `<results>/<config stem>/`.
@@ -122,27 +129,28 @@ fn write_figure(
                 .fold((f64::MAX, 0.0_f64), |(l, h), &t| (l.min(t), h.max(t)));
             let mut series = vec![Series {
                 dashed: true,
-                ..Series::line("claimed ε (the target)", vec![(lo, lo), (hi, hi)])
+                ..Series::line("claimed ε (target)", vec![(lo, lo), (hi, hi)])
             }];
+            // Both calibrations always get their two lines (empty when the kind has no such
+            // calibration), so that a colour means the same in every panel.
             for cal in ["paper", "certified"] {
-                if of(cal).next().is_none() {
-                    continue;
-                }
+                let none = if of(cal).next().is_none() {
+                    " (n/a)"
+                } else {
+                    ""
+                };
                 let pts = |f: fn(&Audit) -> f64| {
                     of(cal)
                         .map(|a| (a.epsilon_target, clamp(f(a))))
                         .collect::<Vec<_>>()
                 };
                 series.push(Series::line(
-                    format!("certified ε, {cal} calibration"),
+                    format!("certified, {cal}{none}"),
                     pts(|a| a.epsilon_certified),
                 ));
                 series.push(Series {
                     dashed: true,
-                    ..Series::line(
-                        format!("measured ε ≥, {cal} calibration"),
-                        pts(|a| a.epsilon_lower),
-                    )
+                    ..Series::line(format!("measured ≥, {cal}{none}"), pts(|a| a.epsilon_lower))
                 });
             }
             let title = format!("{kind} ({stem})");
