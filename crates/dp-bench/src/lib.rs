@@ -16,4 +16,5 @@ pub mod methods;
 pub mod papers;
 pub mod pareto;
 pub mod plot;
+pub mod quoting;
 pub mod report;

@@ -5,7 +5,7 @@ use std::path::Path;
 use super::Outcome;
 use crate::experiment::store::write_text_atomic;
 use crate::figures::csv::{Field, LongCsv};
-use crate::report::html::md_cell;
+use crate::quoting::md_cell;
 
 /// How a measured lower bound compares with the claim and the certificate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -44,7 +44,7 @@ pub fn write(dir: &Path, rows: &[CellRecord]) -> anyhow::Result<()> {
     let timings = || {
         let mut text = String::from("key,wall_ms\n");
         for r in rows {
-            let key = crate::figures::csv::field(&r.key);
+            let key = crate::quoting::field(&r.key);
             text.push_str(&format!("{key},{}\n", r.wall_ms));
         }
         write_text_atomic(&dir.join(TIMINGS_FILE), &text)
@@ -118,7 +118,7 @@ fn read_timings(path: &Path) -> anyhow::Result<HashMap<String, f64>> {
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
     // Wall times are informative only: an unreadable file means none, not a failed run.
-    let records = crate::figures::csv::records(&text).unwrap_or_default();
+    let records = crate::quoting::records(&text).unwrap_or_default();
     Ok(records
         .into_iter()
         .skip(1)

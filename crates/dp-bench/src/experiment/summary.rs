@@ -7,8 +7,8 @@ use super::config::Config;
 use super::grid::expand;
 use super::record::CellRecord;
 use super::store::write_text_atomic;
-use crate::figures::csv::field as csv_field;
-use crate::report::html::md_cell;
+use crate::quoting::field as csv_field;
+use crate::quoting::md_cell;
 
 /// One row of `summary.csv`.
 #[derive(Clone, Debug, PartialEq)]

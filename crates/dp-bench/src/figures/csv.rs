@@ -4,7 +4,6 @@
 //! one holding a comma, quote or line break is quoted as RFC 4180 says ([`field`]), and
 //! [`Table::read`] reads both back. Numbers use the shortest representation that round-trips.
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{Context, bail};
@@ -53,70 +52,7 @@ pub fn format_number(v: f64) -> String {
     }
 }
 
-/// `s` as one CSV field: unchanged unless it holds a comma, a quote, a line break or space at
-/// either end (which readers trim), then in double quotes with each quote doubled (RFC 4180).
-/// Plain fields so keep the exact bytes they always had.
-pub fn field(s: &str) -> Cow<'_, str> {
-    let edge = |c: Option<char>| c.is_some_and(char::is_whitespace);
-    if s.contains([',', '"', '\n', '\r']) || edge(s.chars().next()) || edge(s.chars().last()) {
-        Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
-    } else {
-        Cow::Borrowed(s)
-    }
-}
-
-/// The records of CSV text (RFC 4180 quoting; a quoted field may hold commas and line breaks).
-/// Unquoted fields are trimmed and blank lines skipped, as the files were always read.
-pub fn records(text: &str) -> Result<Vec<Vec<String>>, String> {
-    let (mut out, mut record, mut cell) = (Vec::new(), Vec::new(), String::new());
-    let (mut quoted, mut in_quotes, mut line) = (false, false, 1);
-    let mut chars = text.chars().peekable();
-    let end_cell = |cell: &mut String, quoted: &mut bool, record: &mut Vec<String>| {
-        let c = std::mem::take(cell);
-        record.push(if *quoted { c } else { c.trim().to_string() });
-        *quoted = false;
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if in_quotes && chars.peek() == Some(&'"') => {
-                chars.next();
-                cell.push('"');
-            }
-            '"' if in_quotes => in_quotes = false,
-            '"' if !quoted && cell.trim().is_empty() => {
-                (quoted, in_quotes) = (true, true);
-                cell.clear();
-            }
-            _ if in_quotes => {
-                line += usize::from(c == '\n');
-                cell.push(c);
-            }
-            ',' => end_cell(&mut cell, &mut quoted, &mut record),
-            '\n' => {
-                if quoted || !cell.trim().is_empty() || !record.is_empty() {
-                    end_cell(&mut cell, &mut quoted, &mut record);
-                    out.push(std::mem::take(&mut record));
-                }
-                cell.clear();
-                line += 1;
-            }
-            _ if quoted => {
-                if !c.is_whitespace() {
-                    return Err(format!("line {line}: text after a closing quote"));
-                }
-            }
-            _ => cell.push(c),
-        }
-    }
-    if in_quotes {
-        return Err(format!("line {line}: a quoted field is not closed"));
-    }
-    if quoted || !cell.trim().is_empty() || !record.is_empty() {
-        end_cell(&mut cell, &mut quoted, &mut record);
-        out.push(record);
-    }
-    Ok(out)
-}
+pub use crate::quoting::{field, records};
 
 /// A long-format table being built.
 #[derive(Clone, Debug)]

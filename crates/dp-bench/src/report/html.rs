@@ -1,7 +1,6 @@
 //! The pieces of the report page: escaping, Markdown tables as HTML tables, SVG figures
 //! inlined so the page needs no other file to show them, and the page's frame and style.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Escapes text for HTML element content and attribute values.
@@ -20,26 +19,7 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// Text as one cell of a Markdown pipe table: `|` and `\\` backslash-escaped (as GitHub's
-/// tables read them) and line breaks made spaces, so a name cannot add columns or rows. Plain
-/// text comes back unchanged.
-pub fn md_cell(s: &str) -> Cow<'_, str> {
-    if !s.contains(['|', '\\']) && !s.contains(char::is_control) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 4);
-    for c in s.chars() {
-        match c {
-            '|' | '\\' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
+pub use crate::quoting::md_cell;
 
 /// The cells of a Markdown table row (`| a | b |`), trimmed, split at unescaped `|` and with
 /// [`md_cell`]'s escapes undone.
