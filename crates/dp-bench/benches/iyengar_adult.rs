@@ -42,7 +42,7 @@ fn iyengar_adult(c: &mut Criterion) {
         eps_out_frac: 0.01,
         gamma: 1.0 / (n as f64 * n as f64),
     };
-    let amp_hf = AmpSpec::hyperparameter_free(loss, target.epsilon, n).unwrap();
+    let amp_hf = AmpSpec::hyperparameter_free(loss, target.epsilon(), n).unwrap();
     let psgd = PsgdSpec {
         loss,
         lipschitz: 1.0,

@@ -17,12 +17,12 @@ fn contract<M: Mechanism>(m: &M, data: &GlmData<'_>, target: Target) {
     assert_eq!(a, b, "{}: same seed, same θ", m.name());
     let (c, _) = m.fit(data, 12).unwrap();
     assert_ne!(a, c, "{}: another seed, another θ", m.name());
-    let eps = epsilon_of(RdpAccountant::new(), &m.event(), target.delta).unwrap();
+    let eps = epsilon_of(RdpAccountant::new(), &m.event(), target.delta()).unwrap();
     assert!(
-        eps <= target.epsilon && eps > 0.99 * target.epsilon,
+        eps <= target.epsilon() && eps > 0.99 * target.epsilon(),
         "{}: accounted {eps} for target {}",
         m.name(),
-        target.epsilon
+        target.epsilon()
     );
 }
 

@@ -48,13 +48,13 @@ where
     search(f, target, start, lo, hi, Direction::Increasing)
 }
 
-/// A privacy target (ε, δ): the one argument order for targets everywhere.
+/// A privacy target (ε, δ): the one argument order for targets everywhere. Its fields are
+/// private, so a `Target` can only be made by [`Target::new`] and is always valid: code that
+/// takes one need not check it again.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Target {
-    /// ε > 0.
-    pub epsilon: f64,
-    /// δ ∈ (0, 1).
-    pub delta: f64,
+    epsilon: f64,
+    delta: f64,
 }
 
 impl Target {
@@ -63,6 +63,16 @@ impl Target {
         crate::error::check_epsilon(epsilon)?;
         crate::error::check_delta(delta)?;
         Ok(Self { epsilon, delta })
+    }
+
+    /// ε > 0, finite.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
+    /// δ ∈ (0, 1).
+    pub fn delta(&self) -> f64 {
+        self.delta
     }
 }
 
@@ -103,14 +113,14 @@ pub struct Bracket {
 /// let z = calibrate(|| rdp.fresh(), Event::gaussian, target, bracket)?;
 ///
 /// // Safe side, and the least noise that is: a millionth less misses the target.
-/// let eps_at = |z: f64| epsilon_of(rdp.fresh(), &Event::gaussian(z)?, target.delta);
-/// assert!(eps_at(z)? <= target.epsilon, "{}", eps_at(z)?);
-/// assert!(eps_at(z * (1.0 - 1e-6))? > target.epsilon);
+/// let eps_at = |z: f64| epsilon_of(rdp.fresh(), &Event::gaussian(z)?, target.delta());
+/// assert!(eps_at(z)? <= target.epsilon(), "{}", eps_at(z)?);
+/// assert!(eps_at(z * (1.0 - 1e-6))? > target.epsilon());
 ///
-/// let l = (1.0 / target.delta).ln();
-/// let z_closed = 1.0 / ((2.0 * l + 2.0 * target.epsilon).sqrt() - (2.0 * l).sqrt());
+/// let l = (1.0 / target.delta()).ln();
+/// let z_closed = 1.0 / ((2.0 * l + 2.0 * target.epsilon()).sqrt() - (2.0 * l).sqrt());
 /// assert!(z_closed <= z && z <= 1.001 * z_closed, "{z} vs {z_closed}");
-/// assert!(gaussian::sigma(target.epsilon, target.delta, 1.0)? < z);
+/// assert!(gaussian::sigma(target.epsilon(), target.delta(), 1.0)? < z);
 /// # Ok::<(), dp_core::DpError>(())
 /// ```
 pub fn calibrate<A: Accountant>(
@@ -119,7 +129,6 @@ pub fn calibrate<A: Accountant>(
     target: Target,
     bracket: Bracket,
 ) -> Result<f64> {
-    let target = Target::new(target.epsilon, target.delta)?;
     fresh().supports(&event_of(bracket.start)?)?;
     let f = |x: f64| epsilon_of(fresh(), &event_of(x)?, target.delta);
     let (lo, hi) = (bracket.lo, bracket.hi);

@@ -492,13 +492,14 @@ pub fn calibrate_dpsgd<A: Accountant>(
 ) -> Result<f64> {
     let bracket = dpsgd_bracket(q, steps, target)?;
     let floor = MIN_CALIBRATED_NOISE;
-    let at_floor = epsilon_of(fresh(), &event_of(floor)?, target.delta)?;
-    if at_floor <= target.epsilon {
+    let at_floor = epsilon_of(fresh(), &event_of(floor)?, target.delta())?;
+    if at_floor <= target.epsilon() {
         return Err(DpError::Calibration(format!(
             "target epsilon = {:e} at delta = {:e} is beyond what any noise multiplier >= \
              {floor:e} reaches: z = {floor:e} already gives epsilon = {at_floor:.3e}, and smaller \
              noise multipliers are not calibrated; ask for a smaller epsilon",
-            target.epsilon, target.delta
+            target.epsilon(),
+            target.delta()
         )));
     }
     calibrate(fresh, event_of, target, bracket)
@@ -509,7 +510,7 @@ pub fn calibrate_dpsgd<A: Accountant>(
 pub fn dpsgd_bracket(q: f64, steps: u64, target: Target) -> Result<Bracket> {
     check_sampling_rate(q)?;
     ensure(steps >= 1, "steps", steps as f64, "must be >= 1")?;
-    let (eps, delta) = (target.epsilon, target.delta);
+    let (eps, delta) = (target.epsilon(), target.delta());
     Ok(Bracket {
         name: "noise multiplier",
         start: (q * (2.0 * steps as f64 * (1.0 / delta).ln()).sqrt() / eps).max(0.3),

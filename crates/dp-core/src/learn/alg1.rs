@@ -95,11 +95,11 @@ impl Alg1Spec {
         target: Target,
         accountant: &RdpAccountant,
     ) -> Result<Alg1> {
-        let target = Target::new(target.epsilon, target.delta)?;
+        let target = Target::new(target.epsilon(), target.delta())?;
         check_positive("noise-factor", noise_factor)?;
         self.check()?;
         check_positive("sigma-out", self.sigma_out)?;
-        let sigma = noise_factor * gaussian::sigma(target.epsilon, target.delta, self.clip)?;
+        let sigma = noise_factor * gaussian::sigma(target.epsilon(), target.delta(), self.clip)?;
         let beta = self.beta;
         // ε is decreasing in λ: both c = −ln(1 − β/λ) and the output-noise term shrink.
         let bracket = Bracket {
@@ -114,7 +114,8 @@ impl Alg1Spec {
                 DpError::Calibration(msg) => DpError::Calibration(format!(
                     "no lambda > beta = {beta} makes Algorithm 1 ({}, {})-DP with sigma = {sigma} \
                      (noise factor {noise_factor}): {msg}",
-                    target.epsilon, target.delta
+                    target.epsilon(),
+                    target.delta()
                 )),
                 other => other,
             })?;

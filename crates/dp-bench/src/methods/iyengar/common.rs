@@ -291,7 +291,7 @@ pub fn class_target(target: Target, k: usize) -> dp_core::Result<Target> {
     if k <= 1 {
         return Ok(target);
     }
-    Target::new(target.epsilon / k as f64, target.delta / k as f64)
+    Target::new(target.epsilon() / k as f64, target.delta() / k as f64)
 }
 
 /// The event of point `p` at `target`: the mechanism's for binary tasks, the composition of
@@ -354,7 +354,7 @@ fn run_one_vs_all<G: Grid>(
     let composed = ctx.certify(&Event::Composed(events.clone()))?;
     let mut basic = 0.0;
     for e in &events {
-        basic += ctx.certify_at(e, target.delta / k as f64)?;
+        basic += ctx.certify_at(e, target.delta() / k as f64)?;
     }
     Ok(Scored {
         accuracy: 100.0 * multiclass_accuracy(&data.test_x, classes, &thetas),

@@ -115,7 +115,7 @@ fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::
             Target::new(lo, delta)?
         }
     };
-    let epsilon_certified = cost(run_target.epsilon)?;
+    let epsilon_certified = cost(run_target.epsilon())?;
     Ok(Plan {
         run_target,
         live,
@@ -174,7 +174,7 @@ pub fn cell<G: Grid>(
             "runs": k,
             "chosen": best.map(|b| m.grid.label(&points[b.1])),
             "scores": scores,
-            "run_epsilon": plan.run_target.epsilon,
+            "run_epsilon": plan.run_target.epsilon(),
             "tuned_epsilon": finite_or_null(plan.epsilon),
         }),
     })

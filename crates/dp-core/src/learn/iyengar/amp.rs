@@ -108,7 +108,7 @@ impl AmpSpec {
         accountant: &RdpAccountant,
     ) -> Result<Amp> {
         self.check()?;
-        let target = Target::new(target.epsilon, target.delta)?;
+        let target = Target::new(target.epsilon(), target.delta())?;
         ensure(n > 0, "n", n as f64, "must be > 0")?;
         let mut amp = Amp {
             spec: *self,
@@ -257,7 +257,7 @@ impl Amp {
     pub fn paper_params(&self, gamma: f64, eps_out_frac: f64) -> Result<AmpParams> {
         let s = &self.spec;
         let (t, l) = (self.target, s.lipschitz);
-        let budget = AmpBudget::split(t.epsilon, t.delta, eps_out_frac, s.eps_frac)?;
+        let budget = AmpBudget::split(t.epsilon(), t.delta(), eps_out_frac, s.eps_frac)?;
         if budget.eps1 - budget.eps3 >= 1.0 {
             return Ok(AmpParams::zero(gamma, eps_out_frac));
         }
@@ -275,7 +275,7 @@ impl Amp {
     fn certified_params(&self, accountant: &RdpAccountant) -> Result<AmpParams> {
         let s = &self.spec;
         let (t, n) = (self.target, self.n);
-        let budget = AmpBudget::split(t.epsilon, t.delta, s.eps_out_frac, s.eps_frac)?;
+        let budget = AmpBudget::split(t.epsilon(), t.delta(), s.eps_out_frac, s.eps_frac)?;
         if budget.eps1 - budget.eps3 >= 1.0 {
             return Ok(AmpParams::zero(s.gamma, s.eps_out_frac));
         }

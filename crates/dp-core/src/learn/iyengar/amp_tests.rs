@@ -72,7 +72,7 @@ fn paper_noise_is_the_reference_vector() {
         }
     );
     // §2.1's privacy check: conservative for logistic loss at these settings.
-    let e = epsilon_of(RdpAccountant::new(), &amp.event(), target(0.1, n).delta).unwrap();
+    let e = epsilon_of(RdpAccountant::new(), &amp.event(), target(0.1, n).delta()).unwrap();
     assert!(e < 0.1, "{e}");
 }
 
@@ -117,10 +117,10 @@ fn certified_meets_the_target_and_is_tight() {
                 ..logistic(0.9, 0.01, 1.0 / (n as f64 * n as f64))
             };
             let amp = spec.build(Calibration::Certified, n, t, &acc).unwrap();
-            let e = epsilon_of(acc.fresh(), &amp.event(), t.delta).unwrap();
+            let e = epsilon_of(acc.fresh(), &amp.event(), t.delta()).unwrap();
             assert!(e <= eps && e > 0.999 * eps, "{loss:?} {eps}: {e}");
             // Λ from the true β; σ₂ for sensitivity 2nγ/Λ.
-            let budget = AmpBudget::split(eps, t.delta, 0.01, 0.9).unwrap();
+            let budget = AmpBudget::split(eps, t.delta(), 0.01, 0.9).unwrap();
             let beta = spec.beta();
             assert!(rel(amp.lambda(), 2.0 * beta / (budget.eps1 - budget.eps3)) < 1e-12);
             let paper = spec.build(Calibration::Paper, n, t, &acc).unwrap();
@@ -129,7 +129,7 @@ fn certified_meets_the_target_and_is_tight() {
             // Slightly less objective noise breaks the target: σ₁ is the smallest.
             let mut less = *amp.params();
             less.sigma_sum *= 1.0 - 1e-6;
-            let e_less = epsilon_of(acc.fresh(), &amp.event_of(&less), t.delta).unwrap();
+            let e_less = epsilon_of(acc.fresh(), &amp.event_of(&less), t.delta()).unwrap();
             assert!(e_less > eps * (1.0 - 1e-7), "{loss:?} {eps}: {e_less}");
         }
     }

@@ -69,10 +69,10 @@ impl PfwSpec {
         accountant: &RdpAccountant,
     ) -> Result<Pfw> {
         self.check()?;
-        let target = Target::new(target.epsilon, target.delta)?;
+        let target = Target::new(target.epsilon(), target.delta())?;
         ensure(n > 0, "n", n as f64, "must be > 0")?;
         let (l, c1, t) = (self.linf, self.l1_radius, self.steps);
-        let paper = paper_noise::pfw_laplace_scale(l, c1, t, n, target.epsilon, target.delta)?;
+        let paper = paper_noise::pfw_laplace_scale(l, c1, t, n, target.epsilon(), target.delta())?;
         let mut pfw = Pfw {
             spec: *self,
             calibration,

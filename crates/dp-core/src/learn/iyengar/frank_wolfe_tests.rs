@@ -59,19 +59,19 @@ fn certified_meets_the_target_and_is_tight() {
         let s = spec(0.1, 10.0, steps);
         let pfw = s.build(Calibration::Certified, n, t, &acc).unwrap();
         assert_eq!(pfw.minibatch(), None);
-        let e = epsilon_of(acc.fresh(), &pfw.event(), t.delta).unwrap();
+        let e = epsilon_of(acc.fresh(), &pfw.event(), t.delta()).unwrap();
         assert!(e <= eps && e > 0.999 * eps, "{eps}: {e}");
         // Smallest: a slightly smaller scale misses the target.
         let e_less = epsilon_of(
             acc.fresh(),
             &pfw.event_at(pfw.laplace_scale() * 0.999),
-            t.delta,
+            t.delta(),
         );
         assert!(e_less.unwrap() > eps, "{eps}");
         // The code's scale (half the paper's) is not enough at many steps, even with the full
         // gradient; at few steps the RDP composition is tighter than the code's bound.
         let paper = s.build(Calibration::Paper, n, t, &acc).unwrap();
-        let e_paper = epsilon_of(acc.fresh(), &paper.event(), t.delta).unwrap();
+        let e_paper = epsilon_of(acc.fresh(), &paper.event(), t.delta()).unwrap();
         assert_eq!(e_paper > eps, paper_misses, "{eps}: paper {e_paper}");
     }
     // Pure-DP steps: some scale always meets the target (T·ε₀ ≤ ε at worst), even on an
@@ -81,7 +81,7 @@ fn certified_meets_the_target_and_is_tight() {
     let pfw = spec(1.0, 1.0, 10)
         .build(Calibration::Certified, 100, t, &poor)
         .unwrap();
-    assert!(epsilon_of(poor.fresh(), &pfw.event(), t.delta).unwrap() <= 1.0);
+    assert!(epsilon_of(poor.fresh(), &pfw.event(), t.delta()).unwrap() <= 1.0);
 }
 
 #[test]

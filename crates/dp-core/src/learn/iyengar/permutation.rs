@@ -105,7 +105,7 @@ impl PpsgdSpec {
     ) -> Result<Ppsgd> {
         self.check()?;
         check_common(self.loss, self.lipschitz, self.passes, self.batch, n)?;
-        let target = Target::new(target.epsilon, target.delta)?;
+        let target = Target::new(target.epsilon(), target.delta())?;
         let beta_true = beta(self.loss, self.lipschitz);
         let expansive = self.lr > 2.0 / beta_true;
         let balanced = calibration == Calibration::Certified;
@@ -124,8 +124,8 @@ impl PpsgdSpec {
                     self.lipschitz,
                     self.lr,
                     self.batch,
-                    target.epsilon,
-                    target.delta,
+                    target.epsilon(),
+                    target.delta(),
                 )?
                 .sigma
             }
@@ -169,7 +169,7 @@ impl PscpsgdSpec {
     ) -> Result<Pscpsgd> {
         self.check()?;
         check_common(self.loss, self.lipschitz, self.passes, self.batch, n)?;
-        let target = Target::new(target.epsilon, target.delta)?;
+        let target = Target::new(target.epsilon(), target.delta())?;
         let lambda = self.lambda;
         let beta_true = beta(self.loss, self.lipschitz) + lambda;
         let smoothness = match calibration {
@@ -200,8 +200,8 @@ impl PscpsgdSpec {
                     self.radius,
                     self.lipschitz,
                     n,
-                    target.epsilon,
-                    target.delta,
+                    target.epsilon(),
+                    target.delta(),
                 )?
                 .sigma
             }

@@ -87,7 +87,7 @@ fn paper_events_use_the_batches_that_ran() {
         .unwrap();
     close(m.sensitivity(), 0.004);
     // The Dwork–Roth σ is (ε, δ)-DP here: the accountant agrees.
-    let e = epsilon_of(acc.fresh(), &m.event(), t.delta).unwrap();
+    let e = epsilon_of(acc.fresh(), &m.event(), t.delta()).unwrap();
     assert!(e <= 0.1, "{e}");
 
     let m = pscpsgd(1.0, 1e-3, 10.0, 200)
@@ -98,7 +98,7 @@ fn paper_events_use_the_batches_that_ran() {
         .build(Calibration::Paper, 36_150, t, &acc)
         .unwrap();
     close(m.sensitivity(), 2.0 * 1.01 / (1e-3 * 36_150.0));
-    let e = epsilon_of(acc.fresh(), &m.event(), t.delta).unwrap();
+    let e = epsilon_of(acc.fresh(), &m.event(), t.delta()).unwrap();
     assert!(e <= 0.1, "{e}");
 }
 
@@ -156,7 +156,7 @@ fn certified_noise_meets_the_target() {
             .build(Calibration::Certified, n, t, &acc)
             .unwrap();
         for (event, noise) in [(a.event(), a.noise()), (b.event(), b.noise())] {
-            let e = epsilon_of(acc.fresh(), &event, t.delta).unwrap();
+            let e = epsilon_of(acc.fresh(), &event, t.delta()).unwrap();
             assert!(e <= epsilon && e > 0.99 * epsilon, "({epsilon}, {n}): {e}");
             assert!(noise > 0.0);
         }

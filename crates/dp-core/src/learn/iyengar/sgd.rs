@@ -89,7 +89,7 @@ impl PsgdSpec {
         accountant: &RdpAccountant,
     ) -> Result<Psgd> {
         self.check()?;
-        let target = Target::new(target.epsilon, target.delta)?;
+        let target = Target::new(target.epsilon(), target.delta())?;
         ensure(n > 0, "n", n as f64, "must be > 0")?;
         ensure(
             self.batch <= n,
@@ -111,8 +111,8 @@ impl PsgdSpec {
                         l_reg,
                         self.steps,
                         n,
-                        target.epsilon,
-                        target.delta,
+                        target.epsilon(),
+                        target.delta(),
                     )?;
                     (sigma, sigma * k / grad_bound)
                 }
@@ -159,8 +159,8 @@ fn certified_multiplier(
     let key = (
         rate.to_bits(),
         steps,
-        target.epsilon.to_bits(),
-        target.delta.to_bits(),
+        target.epsilon().to_bits(),
+        target.delta().to_bits(),
         derive_seed(&[&orders]),
     );
     let cache = CACHE.get_or_init(Default::default);

@@ -72,18 +72,18 @@ fn paper_calibration_is_not_private_at_epsilon_one() {
             .event()
     };
     let e1000 = event(1000);
-    let pld = epsilon_of(PldAccountant::new(), &e1000, t.delta).unwrap();
+    let pld = epsilon_of(PldAccountant::new(), &e1000, t.delta()).unwrap();
     assert!((1.4..=2.0).contains(&pld), "T = 1000, PLD: {pld}");
     // The RDP conversion is looser (≈ 2.57) but tells the same story.
-    let rdp = epsilon_of(acc.fresh(), &e1000, t.delta).unwrap();
+    let rdp = epsilon_of(acc.fresh(), &e1000, t.delta()).unwrap();
     assert!(rdp >= pld && rdp < 3.0, "T = 1000, RDP: {rdp}");
-    let e100 = epsilon_of(acc.fresh(), &event(100), t.delta).unwrap();
+    let e100 = epsilon_of(acc.fresh(), &event(100), t.delta()).unwrap();
     assert!(e100 > 10.0, "T = 100: {e100}");
     // At small targets the code's σ is conservative (§2.3: 0.035 at ε = 0.1, T = 1000).
     let m = spec(1000, 0.0, None)
         .build(Calibration::Paper, ADULT_N, adult_target(0.1), &acc)
         .unwrap();
-    let e = epsilon_of(acc.fresh(), &m.event(), t.delta).unwrap();
+    let e = epsilon_of(acc.fresh(), &m.event(), t.delta()).unwrap();
     assert!(e < 0.1, "{e}");
 }
 
@@ -94,7 +94,7 @@ fn certified_noise_meets_the_target() {
         let t = Target::new(epsilon, 1.0 / (n as f64).powi(2)).unwrap();
         let s = spec(steps, 0.0, None);
         let m = s.build(Calibration::Certified, n, t, &acc).unwrap();
-        let e = epsilon_of(acc.fresh(), &m.event(), t.delta).unwrap();
+        let e = epsilon_of(acc.fresh(), &m.event(), t.delta()).unwrap();
         assert!(e <= epsilon && e > 0.99 * epsilon, "({epsilon}, {n}): {e}");
         assert!(m.noise() > 0.0);
         close(m.noise(), m.noise_multiplier() / 50.0);

@@ -158,10 +158,10 @@ pub fn batch_shape(n: usize, batch: usize, balanced: bool) -> (usize, usize) {
 /// Smallest Gaussian noise multiplier z whose event `accountant` certifies within `target`
 /// (the Gaussian event depends only on σ/Δ, so the same z holds for either neighbour relation).
 pub fn gaussian_multiplier(target: Target, accountant: &RdpAccountant) -> Result<f64> {
-    let target = Target::new(target.epsilon, target.delta)?;
+    let target = Target::new(target.epsilon(), target.delta())?;
     let bracket = Bracket {
         name: "noise multiplier",
-        start: (2.0 * (1.25 / target.delta).ln()).sqrt() / target.epsilon,
+        start: (2.0 * (1.25 / target.delta()).ln()).sqrt() / target.epsilon(),
         lo: 0.0,
         hi: f64::INFINITY,
     };
@@ -286,9 +286,9 @@ mod tests {
         let acc = RdpAccountant::new();
         let t = Target::new(1.0, 1e-6).unwrap();
         let z = gaussian_multiplier(t, &acc).unwrap();
-        let e = epsilon_of(acc.fresh(), &Event::gaussian(z).unwrap(), t.delta).unwrap();
+        let e = epsilon_of(acc.fresh(), &Event::gaussian(z).unwrap(), t.delta()).unwrap();
         assert!(e <= 1.0 && e > 0.999, "{e}");
-        let e = epsilon_of(acc.fresh(), &Event::gaussian(0.99 * z).unwrap(), t.delta).unwrap();
+        let e = epsilon_of(acc.fresh(), &Event::gaussian(0.99 * z).unwrap(), t.delta()).unwrap();
         assert!(e > 1.0);
     }
 
