@@ -8,7 +8,8 @@ use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
 use dp_core::accounting::{Selection, Target, calibrate};
 use dp_core::error::ensure;
 use dp_core::learn::{
-    Candidates, DpSgd, Mechanism, RepeatAndSelect, best_of, log_grid, poisson_schedule,
+    Candidates, DpSgd, Mechanism, RepeatAndSelect, best_of, expected_batch, log_grid,
+    poisson_schedule,
 };
 use serde::{Deserialize, Serialize};
 
@@ -148,7 +149,8 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
     let c: DpsgdConfig = parse_table(table)?;
     // The mechanism checks clip, learning rates and the optimiser.
     let (q, steps) = poisson_schedule(1000, c.batch_size.max(1) as usize, c.epochs as usize);
-    c.run_with(q, steps, c.lr_min, 1.0).map_err(param_error)?;
+    c.run_with(1000, q, steps, c.lr_min, 1.0)
+        .map_err(param_error)?;
     c.candidates().check().map_err(param_error)?;
     let int = |k: &'static str, v: u32| ensure(v >= 1, k, v as f64, "must be >= 1");
     int("epochs", c.epochs).map_err(param_error)?;
@@ -189,9 +191,11 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
 }
 
 impl DpsgdConfig {
-    /// One DP-SGD run (checked): learning rate `lr`, noise multiplier `z`.
-    fn run_with(&self, q: f64, steps: usize, lr: f64, z: f64) -> dp_core::Result<DpSgd> {
+    /// One DP-SGD run (checked) for `n` training rows: learning rate `lr`, noise multiplier
+    /// `z`.
+    fn run_with(&self, n: usize, q: f64, steps: usize, lr: f64, z: f64) -> dp_core::Result<DpSgd> {
         DpSgd {
+            expected_batch: expected_batch(q, n),
             loss: self.loss.glm(),
             clip: self.clip,
             noise_multiplier: z,
@@ -245,13 +249,13 @@ impl DpsgdConfig {
             if let std::collections::btree_map::Entry::Vacant(e) = z_of.entry(b) {
                 let (q, steps) = poisson_schedule(n, b as usize, self.epochs as usize);
                 let bracket = dpsgd_bracket(q, steps as u64, target)?;
-                let event_of = |z: f64| Ok(self.run_with(q, steps, self.lr_min, z)?.event());
+                let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
                 let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
                 e.insert((
                     z,
                     q,
                     steps,
-                    self.run_with(q, steps, self.lr_min, z)?.event(),
+                    self.run_with(n, q, steps, self.lr_min, z)?.event(),
                 ));
             }
         }
@@ -262,7 +266,7 @@ impl DpsgdConfig {
                 clip,
                 ..self.clone()
             }
-            .run_with(q, steps, lr, z)
+            .run_with(n, q, steps, lr, z)
         };
         let indices: Vec<f64> = (0..grid.len()).map(|i| i as f64).collect();
         let score = |theta: &[f64]| test_accuracy(ctx, theta);
@@ -320,16 +324,13 @@ impl Method for DpsgdConfig {
         if self.is_grid() {
             return self.run_grid(ctx, cell);
         }
-        let (q, steps) = poisson_schedule(
-            ctx.train.n(),
-            self.batch_size as usize,
-            self.epochs as usize,
-        );
+        let n = ctx.train.n();
+        let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
         let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
         let bracket = dpsgd_bracket(q, steps as u64, target)?;
         let score = |theta: &[f64]| test_accuracy(ctx, theta);
         let train = self.training_data(ctx);
-        let run = |lr: f64, z: f64| self.run_with(q, steps, lr, z);
+        let run = |lr: f64, z: f64| self.run_with(n, q, steps, lr, z);
         let (z, theta, selected, event) = match self.tuning {
             Tuning::Dishonest => {
                 let event_of = |z: f64| Ok(run(self.lr_min, z)?.event());
@@ -374,17 +375,14 @@ impl Method for DpsgdConfig {
             "an audit runs one DP-SGD mechanism: set `tuning = \"dishonest\"` and \
              `grid_size = 1` (one learning rate, `lr_min`), without `clips` or `batch_sizes`"
         );
-        let (q, steps) = poisson_schedule(
-            ctx.train.n(),
-            self.batch_size as usize,
-            self.epochs as usize,
-        );
+        let n = ctx.train.n();
+        let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
         let target = Target::new(epsilon, ctx.cfg.delta)?;
         let bracket = dpsgd_bracket(q, steps as u64, target)?;
-        let event_of = |z: f64| Ok(self.run_with(q, steps, self.lr_min, z)?.event());
+        let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
         let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
         let lr = log_grid(self.lr_min, self.lr_max, 1)[0];
-        let mech = self.run_with(q, steps, lr, z)?;
+        let mech = self.run_with(n, q, steps, lr, z)?;
         Ok(Audited {
             event: mech.event(),
             label: format!("z={z:.4};q={q:.4};T={steps};lr={lr:e}"),

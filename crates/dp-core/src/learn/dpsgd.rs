@@ -1,6 +1,7 @@
 //! DP-SGD for GLMs (Abadi et al. 2016 as run by Opacus): Poisson-sampled batches,
 //! per-example gradients clipped to norm `C`, Gaussian noise `N(0, z²C²I)` on their sum, the
-//! sum divided by the *expected* batch size `q·n`, then an Adam or SGD step.
+//! sum divided by the *expected* batch size `q·n` of the dataset the mechanism was built for
+//! (a public constant, [`DpSgd::expected_batch`]), then an Adam or SGD step.
 //!
 //! Privacy accounting (`q`, `z`, `T` ↦ ε) lives in [`crate::accounting`]; this module only runs
 //! the mechanism. A GLM per-example gradient is `f'(xᵀθ)·x`, so its norm is
@@ -41,6 +42,12 @@ pub struct DpSgd {
     /// Release the mean of the iterates θ₁…θ_T instead of θ_T (Neel et al.'s private-LR
     /// baseline). Post-processing of the same noisy steps: the event does not change.
     pub average_iterates: bool,
+    /// The constant each step's noisy sum is divided by: q·n of the dataset the mechanism is
+    /// built for, fixed at construction. Dividing by q·|D| of the data it runs on instead would
+    /// make the scale of the release, and the variance of its noise, a function of the private
+    /// size |D| under add/remove neighbours, which the event does not account for (found by
+    /// auditing DP-SGD on D and D ∪ {canary}).
+    pub expected_batch: f64,
 }
 
 impl DpSgd {
@@ -56,6 +63,7 @@ impl DpSgd {
     ) -> Self {
         let (sampling_rate, steps) = poisson_schedule(n, batch, epochs);
         DpSgd {
+            expected_batch: expected_batch(sampling_rate, n),
             loss: GlmLoss::Logistic,
             clip,
             noise_multiplier,
@@ -82,8 +90,15 @@ impl DpSgd {
         let q = self.sampling_rate;
         check_sampling_rate(q)?;
         check_nonnegative("l2", self.l2)?;
+        check_positive("expected-batch", self.expected_batch)?;
         self.optimizer.validate()
     }
+}
+
+/// The expected batch q·n of `n` rows sampled at rate `q` (the Poisson sampler's own
+/// expression, so that a mechanism built for the rows it runs on divides exactly as before).
+pub fn expected_batch(q: f64, n: usize) -> f64 {
+    q * n as f64
 }
 
 /// Poisson sampling rate and step count of `epochs` passes with expected batch `batch` over
@@ -158,7 +173,7 @@ pub fn dpsgd<R: Rng + ?Sized>(
     let (x, y, norms) = (data.x(), data.y(), data.row_norms());
     let (loss, clip) = (params.loss, params.clip);
     let noise_sd = params.noise_multiplier * clip;
-    let inv_batch = 1.0 / sampler.expected_batch();
+    let inv_batch = 1.0 / params.expected_batch;
     let mut theta = vec![0.0; d];
     let mut grad = vec![0.0; d];
     let mut mean = vec![0.0; if params.average_iterates { d } else { 0 }];
@@ -269,6 +284,7 @@ mod tests {
             optimizer: Optimizer::sgd(0.7),
             l2: 0.1,
             average_iterates: false,
+            expected_batch: expected_batch(1.0, 4),
         };
         let out = dpsgd(&data, &params, &mut StdRng::seed_from_u64(1)).unwrap();
         let mut th = [0.0; 2];
@@ -309,6 +325,7 @@ mod tests {
             optimizer: Optimizer::sgd(0.2),
             l2: 0.0,
             average_iterates: false,
+            expected_batch: expected_batch(0.3, n),
         };
         let a = dpsgd(&data, &p, &mut StdRng::seed_from_u64(3))
             .unwrap()
@@ -342,6 +359,7 @@ mod tests {
                 optimizer: Optimizer::sgd(0.3),
                 l2: 0.0,
                 average_iterates,
+                expected_batch: expected_batch(0.5, 4),
             };
             dpsgd(&data, &p, &mut StdRng::seed_from_u64(9))
                 .unwrap()
@@ -372,6 +390,7 @@ mod tests {
             optimizer: Optimizer::sgd(1.0),
             l2: 0.0,
             average_iterates: false,
+            expected_batch: expected_batch(1.0, 1),
         };
         // Huber at margin 0 has g' = −1, so the raw gradient is −(3, 4) with norm 5.
         let out = dpsgd(&data, &params, &mut StdRng::seed_from_u64(1)).unwrap();
@@ -393,6 +412,7 @@ mod tests {
             optimizer: Optimizer::sgd(1.0),
             l2: 0.0,
             average_iterates: false,
+            expected_batch: expected_batch(0.1, 200),
         };
         let mut rng = StdRng::seed_from_u64(9);
         let reps = 4000;

@@ -29,7 +29,7 @@ pub mod tuning;
 pub use alg1::{Alg1, Alg1Report, Alg1Spec};
 pub use baseline::{fit_glm, logistic_regression};
 pub use data::GlmData;
-pub use dpsgd::{DpSgd, DpSgdOutput, DpSgdReport, dpsgd, poisson_schedule};
+pub use dpsgd::{DpSgd, DpSgdOutput, DpSgdReport, dpsgd, expected_batch, poisson_schedule};
 pub use lbfgs::{LbfgsOptions, LbfgsReport, LbfgsStatus};
 pub use loss::{GlmLoss, beta, lipschitz};
 pub use mechanism::{Mechanism, OutputPerturbation};
