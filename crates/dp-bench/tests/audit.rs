@@ -241,6 +241,29 @@ fn the_cli_runs_audits_and_refuses_grids() {
         "{err}"
     );
     assert!(!out2.exists());
+    // A one-run audit of a replace-one mechanism is refused before anything is written too.
+    let replace_one = write(
+        "r.toml",
+        &format!(
+            "seed = 1\ntrials = 1\nepsilons = [2.0]\ndelta = 1e-5\n[audit]\ntest = \"one_run\"\n\
+             {DATASET}[methods.p]\nkind = \"ppsgd\"\nlambda = [0.001]\nlr = [0.1]\npasses = [2]\n\
+             row_clip = [1.0]\n"
+        ),
+    );
+    let out3 = dir.path().join("out3");
+    let o = run(&[
+        "audit".as_ref(),
+        replace_one.as_os_str(),
+        "--out".as_ref(),
+        out3.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`methods.p` at ε = 2") && err.contains("replace_one"),
+        "{err}"
+    );
+    assert!(!out3.exists());
 }
 
 /// The one-run audit: one training run with 1,000 canaries bounds the honest mechanism below

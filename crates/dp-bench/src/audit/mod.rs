@@ -102,7 +102,10 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
     let base = pair::base_rows(&cfg.dataset, settings.base)?;
     // Every mechanism is built before anything is written: a config that cannot be audited
     // leaves no folder behind.
-    one::check_all(cfg, &base).map_err(|e| crate::error::UsageError(format!("{e:#}")))?;
+    let one_run = settings.test == AuditTest::OneRun;
+    let mut probes = one::check_all(cfg, &base, one_run)
+        .map_err(|e| crate::error::UsageError(format!("{e:#}")))?
+        .into_iter();
     let audits_dir = dir.join("audits");
     std::fs::create_dir_all(&audits_dir)
         .with_context(|| format!("cannot create {}", audits_dir.display()))?;
@@ -113,6 +116,7 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
     let (mut outcomes, mut ran, mut reused) = (Vec::new(), 0, 0);
     for (name, spec) in &cfg.methods {
         for &epsilon in &cfg.epsilons {
+            let probe = probes.next().expect("check_all probes every audit");
             let fp = fingerprint(cfg, spec, name, epsilon, gamma);
             let path = audits_dir.join(format!("{name}@{epsilon}.json"));
             if let Some(o) = stored(&path, &fp) {
@@ -121,13 +125,14 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
                 reused += 1;
                 continue;
             }
-            let o = if settings.test == AuditTest::OneRun {
+            let o = if one_run {
                 let mk = (settings.canaries, settings.guesses);
-                let o = one_run::audit(cfg, &base, name, spec, epsilon, gamma, fp, mk)?;
+                let o = one_run::audit(cfg, &base, name, spec, epsilon, gamma, fp, probe, mk)?;
                 bar.inc(2);
                 o
             } else {
-                let (o, scores) = one::audit(cfg, &base, name, spec, epsilon, gamma, fp, &bar)?;
+                let (o, scores) =
+                    one::audit(cfg, &base, name, spec, epsilon, gamma, fp, probe, &bar)?;
                 if settings.keep_scores {
                     write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
                 }

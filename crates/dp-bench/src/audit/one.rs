@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::pair::Pair;
 use crate::experiment::config::{Config, MethodSpec};
 use crate::methods::audited::Audited;
+use crate::methods::row_clip::RowClip;
 use crate::methods::{Context, Prepared};
 
 /// What one audit measured (stored as `audits/NAME@EPS.json`, read back for the table).
@@ -160,19 +161,60 @@ fn group_of_two(ctx: &Context<'_>, event: &Event) -> anyhow::Result<f64> {
     Ok(f64::INFINITY)
 }
 
+/// What an audit needs to know of a mechanism before it builds its datasets.
+#[derive(Clone, Copy, Debug)]
+pub struct Probe {
+    /// The relation of the pair ([`Audited::neighbours`]).
+    pub neighbours: Neighbours,
+    /// The relation of the certificate ([`Audited::certificate`]).
+    pub certificate: Neighbours,
+    /// The method's row clipping ([`Audited::clip`]).
+    pub clip: Option<RowClip>,
+}
+
 /// Builds every (method, ε) mechanism of `cfg` on the base rows without running any, so that
-/// a config that cannot be audited fails before work starts.
-pub fn check_all(cfg: &Config, base: &dp_data::Dataset) -> anyhow::Result<()> {
+/// a config that cannot be audited (by the one-run audit when `one_run`, which needs
+/// add/remove certificates) fails before work starts. Returns each audit's [`Probe`], methods
+/// then ε in config order.
+pub fn check_all(
+    cfg: &Config,
+    base: &dp_data::Dataset,
+    one_run: bool,
+) -> anyhow::Result<Vec<Probe>> {
     let p = prepared(cfg, base)?;
     let ctx = p.context()?;
+    let mut probes = Vec::new();
     for (name, spec) in &cfg.methods {
         for &epsilon in &cfg.epsilons {
-            spec.method
-                .mechanism(&ctx, epsilon)
-                .map_err(|e| e.context(format!("`methods.{name}` at ε = {epsilon}")))?;
+            let at = |e: anyhow::Error| e.context(format!("`methods.{name}` at ε = {epsilon}"));
+            let a = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+            if one_run
+                && (a.neighbours, a.certificate) != (Neighbours::AddRemove, Neighbours::AddRemove)
+            {
+                return Err(at(anyhow::anyhow!(
+                    "a one-run audit includes or leaves out each canary (add/remove-one), but \
+                     `methods.{name}` is certified for {} neighbours: use `audit.test = \"threshold\"`",
+                    relation_name(a.certificate)
+                )));
+            }
+            probes.push(Probe {
+                neighbours: a.neighbours,
+                certificate: a.certificate,
+                clip: a.clip,
+            });
         }
     }
-    Ok(())
+    Ok(probes)
+}
+
+/// The `calibration` key of a method (`paper` or `certified`); certified for methods without.
+pub(super) fn calibration_of(spec: &MethodSpec) -> String {
+    spec.method
+        .params()
+        .get("calibration")
+        .and_then(|c| c.as_str())
+        .unwrap_or("certified")
+        .to_string()
 }
 
 /// The rows the mechanism trains on: the context's, clipped as the method clips.
@@ -203,18 +245,13 @@ pub fn audit(
     epsilon: f64,
     gamma: f64,
     fingerprint: String,
+    probe: Probe,
     progress: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Outcome, [Vec<f64>; 2])> {
     let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
-    // The relation comes from the mechanism; the mechanism audited is rebuilt on D itself
-    // (same n as the base rows under either relation).
-    let (relation, clip) = {
-        let p = prepared(cfg, base)?;
-        let ctx = p.context()?;
-        let m = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
-        (m.neighbours, m.clip)
-    };
-    let pair = Pair::new(base, &cfg.dataset, relation, clip)?;
+    // The relation comes from the mechanism (probed on the base rows); the mechanism audited
+    // is built on D itself (same n as the base rows under either relation).
+    let pair = Pair::new(base, &cfg.dataset, probe.neighbours, probe.clip)?;
     let (pd, pp) = (prepared(cfg, &pair.d)?, prepared(cfg, &pair.d_prime)?);
     let (ctx_d, ctx_p) = (pd.context()?, pp.context()?);
     let audited = spec.method.mechanism(&ctx_d, epsilon).map_err(at)?;
@@ -267,19 +304,13 @@ pub fn audit(
     }
     let scores = |v: &[(f64, bool, Option<Event>)]| v.iter().map(|r| r.0).collect::<Vec<_>>();
     let fails = |v: &[(f64, bool, Option<Event>)]| v.iter().filter(|r| r.1).count() as u64;
-    let test = split_threshold_audit(&scores(&on_d), &scores(&on_p), cfg.delta, gamma)?;
+    let (scores_d, scores_p) = (scores(&on_d), scores(&on_p));
+    let test = split_threshold_audit(&scores_d, &scores_p, cfg.delta, gamma)?;
     let epsilon_gdp = dp_core::audit::gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
-    let calibration = spec
-        .method
-        .params()
-        .get("calibration")
-        .and_then(|c| c.as_str())
-        .unwrap_or("certified")
-        .to_string();
     let outcome = Outcome {
         method: name.to_string(),
         kind: spec.kind.to_string(),
-        calibration,
+        calibration: calibration_of(spec),
         label: audited.label.clone(),
         neighbours: relation_name(audited.neighbours).into(),
         certificate: if group {
@@ -307,5 +338,5 @@ pub fn audit(
         seconds,
         fingerprint,
     };
-    Ok((outcome, [scores(&on_d), scores(&on_p)]))
+    Ok((outcome, [scores_d, scores_p]))
 }

@@ -22,8 +22,8 @@ use dp_data::Dataset;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::one::{OneRun, Outcome, prepared, relation_name, rows};
-use super::pair::public_value_bound;
+use super::one::{OneRun, Outcome, Probe, calibration_of, prepared, relation_name, rows};
+use super::pair::{labelled_rows, public_value_bound};
 use crate::experiment::config::{Config, MethodSpec};
 
 /// `x` with `extra` zero columns appended.
@@ -45,8 +45,8 @@ fn widen(x: &FeatureMatrix, extra: usize) -> FeatureMatrix {
     }
 }
 
-/// The included canaries as rows of `like`'s storage: canary i has `value` at column
-/// `first + i` and the bias in column `first - 1` when there is one.
+/// The included canaries: canary i has `value` at column `first + i` and the bias in column
+/// `first - 1` when there is one.
 fn canaries(
     like: &FeatureMatrix,
     first: usize,
@@ -54,49 +54,15 @@ fn canaries(
     bias: Option<f64>,
     which: &[usize],
 ) -> Dataset {
-    let ncols = like.ncols();
-    let entries = |i: usize| {
-        let mut e = Vec::new();
-        if let Some(b) = bias {
-            e.push((first - 1, b));
-        }
-        e.push((first + i, value));
-        e
-    };
-    let x = match like {
-        FeatureMatrix::Dense { .. } => {
-            let mut data = vec![0.0; which.len() * ncols];
-            for (r, &i) in which.iter().enumerate() {
-                entries(i)
-                    .into_iter()
-                    .for_each(|(j, v)| data[r * ncols + j] = v);
-            }
-            FeatureMatrix::dense(data, which.len(), ncols)
-        }
-        FeatureMatrix::Sparse(_) => {
-            let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
-            for &i in which {
-                for (j, v) in entries(i) {
-                    indices.push(j as u32);
-                    values.push(v);
-                }
-                indptr.push(indices.len());
-            }
-            FeatureMatrix::Sparse(Csr {
-                nrows: which.len(),
-                ncols,
-                indptr,
-                indices,
-                values,
-            })
-        }
-    };
-    Dataset {
-        name: "canaries".into(),
-        x,
-        y: vec![1.0; which.len()],
-        classes: None,
-    }
+    let rows: Vec<Vec<(usize, f64)>> = which
+        .iter()
+        .map(|&i| {
+            let mut e: Vec<(usize, f64)> = bias.map(|b| (first - 1, b)).into_iter().collect();
+            e.push((first + i, value));
+            e
+        })
+        .collect();
+    labelled_rows(like, &rows)
 }
 
 /// The one-run audit of `spec` (named `name`) at `epsilon` on `base` rows.
@@ -109,21 +75,12 @@ pub fn audit(
     epsilon: f64,
     gamma: f64,
     fingerprint: String,
+    probe: Probe,
     (m, k): (u64, u64),
 ) -> anyhow::Result<Outcome> {
     let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
-    let clip = {
-        let p = prepared(cfg, base)?;
-        let ctx = p.context()?;
-        let a = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
-        anyhow::ensure!(
-            a.neighbours == Neighbours::AddRemove && a.certificate == Neighbours::AddRemove,
-            "a one-run audit includes or leaves out each canary (add/remove-one), but \
-             `methods.{name}` is certified for {} neighbours: use `audit.test = \"threshold\"`",
-            relation_name(a.certificate)
-        );
-        a.clip
-    };
+    // check_all refused mechanisms that are not add/remove before anything ran.
+    let clip = probe.clip;
     let value = public_value_bound(&cfg.dataset, clip)?;
     let d = base.x.ncols();
     let seed = |what: &[u8]| {
@@ -160,13 +117,7 @@ pub fn audit(
     Ok(Outcome {
         method: name.to_string(),
         kind: spec.kind.to_string(),
-        calibration: spec
-            .method
-            .params()
-            .get("calibration")
-            .and_then(|c| c.as_str())
-            .unwrap_or("certified")
-            .to_string(),
+        calibration: calibration_of(spec),
         label: audited.label.clone(),
         neighbours: relation_name(Neighbours::AddRemove).into(),
         certificate: relation_name(Neighbours::AddRemove).into(),

@@ -24,6 +24,7 @@ use dp_data::Dataset;
 
 use crate::experiment::audit_settings::Base;
 use crate::experiment::config::DatasetConfig;
+use crate::methods::public_core_norm_bound;
 use crate::methods::row_clip::RowClip;
 
 /// D, D′ and where the canary points.
@@ -41,11 +42,7 @@ pub struct Pair {
 /// The largest value one feature of a row may take under the dataset's public preprocessing
 /// and the method's own row clipping (whichever bounds exist; one must).
 pub(super) fn public_value_bound(d: &DatasetConfig, clip: Option<RowClip>) -> anyhow::Result<f64> {
-    let data = match (d.normalize_rows, d.clip_row_norm) {
-        (true, Some(c)) => Some(c.min(1.0)),
-        (true, None) => Some(1.0),
-        (false, c) => c,
-    };
+    let data = public_core_norm_bound(d);
     let method = clip.map(|c| match c {
         RowClip::L2(l) | RowClip::Linf(l) => l,
     });
@@ -81,31 +78,42 @@ fn rarest_feature(x: &FeatureMatrix, has_bias: bool) -> anyhow::Result<usize> {
     Ok((0..d).fold(0, |best, j| if sq[j] < sq[best] { j } else { best }))
 }
 
-/// One row with `value` at `feature` and `bias` in the last column, stored like `like`.
-fn canary_row(like: &FeatureMatrix, feature: usize, value: f64, bias: Option<f64>) -> Dataset {
+/// Rows labelled +1, each given by its (column, value) entries, stored like `like` (dense or
+/// CSR, with `like`'s column count): the canaries of both audits.
+pub(super) fn labelled_rows(like: &FeatureMatrix, rows: &[Vec<(usize, f64)>]) -> Dataset {
     let ncols = like.ncols();
-    let mut entries = vec![(feature, value)];
-    if let Some(b) = bias {
-        entries.push((ncols - 1, b));
-    }
     let x = match like {
         FeatureMatrix::Dense { .. } => {
-            let mut row = vec![0.0; ncols];
-            entries.iter().for_each(|&(j, v)| row[j] = v);
-            FeatureMatrix::dense(row, 1, ncols)
+            let mut data = vec![0.0; rows.len() * ncols];
+            for (r, entries) in rows.iter().enumerate() {
+                entries.iter().for_each(|&(j, v)| data[r * ncols + j] = v);
+            }
+            FeatureMatrix::dense(data, rows.len(), ncols)
         }
-        FeatureMatrix::Sparse(_) => FeatureMatrix::Sparse(Csr {
-            nrows: 1,
-            ncols,
-            indptr: vec![0, entries.len()],
-            indices: entries.iter().map(|&(j, _)| j as u32).collect(),
-            values: entries.iter().map(|&(_, v)| v).collect(),
-        }),
+        FeatureMatrix::Sparse(_) => {
+            let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+            for entries in rows {
+                let mut sorted = entries.clone();
+                sorted.sort_by_key(|&(j, _)| j);
+                for (j, v) in sorted {
+                    indices.push(j as u32);
+                    values.push(v);
+                }
+                indptr.push(indices.len());
+            }
+            FeatureMatrix::Sparse(Csr {
+                nrows: rows.len(),
+                ncols,
+                indptr,
+                indices,
+                values,
+            })
+        }
     };
     Dataset {
-        name: "canary".into(),
+        name: "canaries".into(),
         x,
-        y: vec![1.0],
+        y: vec![1.0; rows.len()],
         classes: None,
     }
 }
@@ -122,7 +130,11 @@ impl Pair {
         anyhow::ensure!(base.len() >= 2, "an audit needs at least 2 base rows");
         let value = public_value_bound(cfg, clip)?;
         let feature = rarest_feature(&base.x, cfg.bias.is_some())?;
-        let plus = canary_row(&base.x, feature, value, cfg.bias);
+        let mut entries = vec![(feature, value)];
+        if let Some(b) = cfg.bias {
+            entries.push((base.x.ncols() - 1, b));
+        }
+        let plus = labelled_rows(&base.x, &[entries]);
         let mut minus = plus.clone();
         minus.y = vec![-1.0];
         let strip = |d: Dataset| Dataset { classes: None, ..d };

@@ -238,17 +238,23 @@ impl LossKind {
 /// Public bound on ‖x‖ implied by the preprocessing (never read off the data: β and the
 /// clipping-free Lipschitz bound must not depend on the private rows).
 pub fn public_row_norm_bound(d: &DatasetConfig) -> anyhow::Result<f64> {
-    let core = match (d.normalize_rows, d.clip_row_norm) {
-        (true, Some(c)) => c.min(1.0),
-        (true, None) => 1.0,
-        (false, Some(c)) => c,
-        (false, None) => anyhow::bail!(
+    let Some(core) = public_core_norm_bound(d) else {
+        anyhow::bail!(
             "this method needs a public bound on the row norms: set `dataset.normalize_rows = true` \
              or `dataset.clip_row_norm`"
-        ),
+        );
     };
     let bias = d.bias.unwrap_or(0.0);
     Ok((core * core + bias * bias).sqrt())
+}
+
+/// Public bound on ‖x‖ before the bias feature, if the preprocessing implies one.
+pub fn public_core_norm_bound(d: &DatasetConfig) -> Option<f64> {
+    match (d.normalize_rows, d.clip_row_norm) {
+        (true, Some(c)) => Some(c.min(1.0)),
+        (true, None) => Some(1.0),
+        (false, c) => c,
+    }
 }
 
 /// Test accuracy in percent.

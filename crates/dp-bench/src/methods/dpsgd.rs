@@ -208,6 +208,21 @@ impl DpsgdConfig {
         .checked()
     }
 
+    /// The noise multiplier of one untuned run at `target` with Poisson schedule `(q, steps)`
+    /// over `n` rows: what dishonest tuning's candidates share (the learning rate does not
+    /// enter the event, so `lr_min` stands for all of them) and what an audit runs.
+    fn untuned_z(
+        &self,
+        ctx: &Context<'_>,
+        n: usize,
+        (q, steps): (f64, usize),
+        target: Target,
+    ) -> anyhow::Result<f64> {
+        let bracket = dpsgd_bracket(q, steps as u64, target)?;
+        let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
+        Ok(calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?)
+    }
+
     /// The training data as `feature_storage` asks (the f32 copy is shared by every cell).
     fn training_data<'c>(&self, ctx: &Context<'c>) -> dp_core::learn::GlmData<'c> {
         match self.feature_storage {
@@ -248,9 +263,7 @@ impl DpsgdConfig {
         for &(_, b, _) in &grid {
             if let std::collections::btree_map::Entry::Vacant(e) = z_of.entry(b) {
                 let (q, steps) = poisson_schedule(n, b as usize, self.epochs as usize);
-                let bracket = dpsgd_bracket(q, steps as u64, target)?;
-                let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
-                let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
+                let z = self.untuned_z(ctx, n, (q, steps), target)?;
                 e.insert((
                     z,
                     q,
@@ -327,14 +340,12 @@ impl Method for DpsgdConfig {
         let n = ctx.train.n();
         let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
         let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
-        let bracket = dpsgd_bracket(q, steps as u64, target)?;
         let score = |theta: &[f64]| test_accuracy(ctx, theta);
         let train = self.training_data(ctx);
         let run = |lr: f64, z: f64| self.run_with(n, q, steps, lr, z);
         let (z, theta, selected, event) = match self.tuning {
             Tuning::Dishonest => {
-                let event_of = |z: f64| Ok(run(self.lr_min, z)?.event());
-                let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
+                let z = self.untuned_z(ctx, n, (q, steps), target)?;
                 let lrs = log_grid(self.lr_min, self.lr_max, self.grid_size as usize);
                 let (theta, sel) = best_of(|lr| run(lr, z), &lrs, &train, cell.seed, score)?;
                 // The released run's own ε: dishonest tuning does not pay for the selection.
@@ -347,6 +358,7 @@ impl Method for DpsgdConfig {
                     RepeatAndSelect::new(selection, self.candidates(), move |lr| run(lr, z), score)
                 };
                 let event_of = |z: f64| Ok(tuned(z)?.event());
+                let bracket = dpsgd_bracket(q, steps as u64, target)?;
                 let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
                 let mech = tuned(z)?;
                 let (theta, sel) = mech.fit(&train, cell.seed)?;
@@ -378,9 +390,7 @@ impl Method for DpsgdConfig {
         let n = ctx.train.n();
         let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
         let target = Target::new(epsilon, ctx.cfg.delta)?;
-        let bracket = dpsgd_bracket(q, steps as u64, target)?;
-        let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
-        let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
+        let z = self.untuned_z(ctx, n, (q, steps), target)?;
         let lr = log_grid(self.lr_min, self.lr_max, 1)[0];
         let mech = self.run_with(n, q, steps, lr, z)?;
         Ok(Audited {

@@ -18,7 +18,8 @@ use std::fmt::Debug;
 use serde::de::DeserializeOwned;
 
 pub use context::{
-    Context, LossKind, OptimizerKind, Prepared, public_row_norm_bound, test_accuracy,
+    Context, LossKind, OptimizerKind, Prepared, public_core_norm_bound, public_row_norm_bound,
+    test_accuracy,
 };
 
 use crate::experiment::config::{DatasetConfig, MethodSpec};

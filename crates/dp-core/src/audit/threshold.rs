@@ -253,15 +253,7 @@ pub fn split_threshold_audit_oriented(
     let (sel_d, eval_d) = scores_d.split_at(scores_d.len() / 2);
     let (sel_p, eval_p) = scores_d_prime.split_at(scores_d_prime.len() / 2);
     let (threshold, orientation) = choose_test(sel_d, sel_p, orientations, delta, gamma)?;
-    let counts = count_errors(eval_d, eval_p, threshold, orientation)?;
-    Ok(ThresholdAudit {
-        epsilon_lb: epsilon_lower_bound(counts, delta, gamma)?,
-        threshold,
-        orientation,
-        counts,
-        gamma,
-        delta,
-    })
+    fixed_threshold_audit_oriented(eval_d, eval_p, threshold, orientation, delta, gamma)
 }
 
 struct Candidate {
