@@ -215,6 +215,31 @@ fn the_cli_runs_audits_and_refuses_grids() {
         o.status.success() && err.contains("(0 run now, 1 reused)"),
         "{err}"
     );
+    // An edited config (ε 2 → 3): the old outcome is set aside, the tables and figures show
+    // only this config's audits.
+    std::fs::write(
+        &audit,
+        std::fs::read_to_string(&audit)
+            .unwrap()
+            .replace("[2.0]", "[3.0]"),
+    )
+    .unwrap();
+    let o = run(&[
+        "audit".as_ref(),
+        audit.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--quiet".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("audits/alg1@3.json").is_file());
+    assert!(!out.join("audits/alg1@2.json").exists());
+    assert!(out.join("audits/stale/alg1@2.json").is_file());
+    let loaded = dp_bench::papers::audit::load(&out).unwrap();
+    assert_eq!(
+        loaded.iter().map(|a| a.epsilon_target).collect::<Vec<_>>(),
+        [3.0]
+    );
     // A grid is not an audit.
     let o = run(&["audit".as_ref(), grid.as_os_str()]);
     assert_eq!(o.status.code(), Some(2));

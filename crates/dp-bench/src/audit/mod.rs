@@ -69,6 +69,39 @@ fn fingerprint(cfg: &Config, spec: &MethodSpec, name: &str, epsilon: f64, gamma:
     )
 }
 
+/// Moves stored outcomes that are not audits of `cfg` (a method or ε since removed from the
+/// config) to `audits/stale/`, so that `dp-bench figures audit`, which reads every outcome of
+/// the folder, never shows an audit the config no longer has.
+fn set_aside_stale(audits_dir: &Path, cfg: &Config) -> anyhow::Result<()> {
+    let current: Vec<String> = cfg
+        .methods
+        .keys()
+        .flat_map(|m| cfg.epsilons.iter().map(move |e| format!("{m}@{e}.json")))
+        .collect();
+    let stale_dir = audits_dir.join(crate::experiment::store::STALE_DIR);
+    for entry in std::fs::read_dir(audits_dir)
+        .with_context(|| format!("cannot read {}", audits_dir.display()))?
+    {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if path.extension().is_some_and(|x| x == "json") && !current.iter().any(|c| c == name) {
+            std::fs::create_dir_all(&stale_dir)
+                .with_context(|| format!("cannot create {}", stale_dir.display()))?;
+            std::fs::rename(&path, stale_dir.join(name))
+                .with_context(|| format!("cannot move {} aside", path.display()))?;
+            eprintln!(
+                "note: {} is not an audit of this config; moved to {}",
+                path.display(),
+                stale_dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `DIR/NAME.csv`: every run's score, `side` 0 for D and 1 for D′.
 fn write_scores(dir: &Path, name: &str, scores: &[Vec<f64>; 2]) -> anyhow::Result<()> {
     use std::fmt::Write as _;
@@ -144,6 +177,7 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
         }
     }
     bar.finish_and_clear();
+    set_aside_stale(&audits_dir, cfg)?;
     table::write(dir, &outcomes)?;
     let seconds = start.elapsed().as_secs_f64();
     Provenance::here("audit", seconds, &cfg.dataset.name).write(dir)?;
