@@ -1,6 +1,7 @@
 //! dpbench's experiment engine as a library: the method table ([`methods::METHODS`]), the
-//! paper table ([`papers::PAPERS`]), studies and the parallel runner ([`experiment`]), the
-//! privacy calculator and dataset CLI ([`cli`]), and plotting ([`plot`]).
+//! paper table ([`papers::PAPERS`]), the study table ([`studies::STUDIES`]), the parallel
+//! runner ([`experiment`]), the privacy calculator and dataset CLI ([`cli`]), and plotting
+//! ([`plot`]).
 //!
 //! A researcher's own learner implements [`methods::Method`] (usually around a
 //! [`dp_core::learn::Mechanism`]) and runs beside the built-in ones; see
@@ -18,3 +19,4 @@ pub mod pareto;
 pub mod plot;
 pub mod quoting;
 pub mod report;
+pub mod studies;

@@ -1,12 +1,11 @@
 //! `dp-bench audit CONFIG.toml`: measured lower bounds on ε for every method and target ε of
 //! an audit config (see [`crate::audit`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::usage;
-use crate::audit::table::Verdict;
 use crate::experiment::config::Config;
 
 /// Arguments of `dp-bench audit`.
@@ -24,7 +23,17 @@ pub struct AuditArgs {
 
 /// Runs the audits; fails (exit 1) when any measured ε exceeds its certified ε.
 pub fn run(args: AuditArgs) -> anyhow::Result<()> {
-    let cfg = Config::load(&args.config)?;
+    let text = crate::studies::read(&args.config)?;
+    let kind = crate::studies::declared(&text, &args.config)?;
+    if kind.name != "grid" {
+        return usage(format!(
+            "{}: a {} study cannot be audited; an audit config is a grid config with an \
+             [audit] table (see docs/audit.md)",
+            args.config.display(),
+            kind.name
+        ));
+    }
+    let cfg = Config::parse(&text, &args.config)?;
     if cfg.audit.is_none() {
         return usage(format!(
             "{}: not an audit config (no [audit] table); run it with `dp-bench run`, or add \
@@ -32,51 +41,5 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
             args.config.display()
         ));
     }
-    run_loaded(&cfg, &args.config, args.out, args.quiet)
-}
-
-/// Runs the audits of a loaded audit config (also what `dp-bench run` does with one).
-pub fn run_loaded(
-    cfg: &Config,
-    path: &Path,
-    out: Option<PathBuf>,
-    quiet: bool,
-) -> anyhow::Result<()> {
-    let dir = out.or_else(|| cfg.output_dir.clone()).unwrap_or_else(|| {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("audit");
-        PathBuf::from("results/audit").join(stem)
-    });
-    let run = crate::audit::run(cfg, &dir, !quiet)?;
-    eprintln!(
-        "{}: {} audits ({} run now, {} reused) in {:.1} s; table in {}",
-        path.display(),
-        run.outcomes.len(),
-        run.ran,
-        run.reused,
-        run.seconds,
-        run.dir.join("audit.md").display()
-    );
-    for o in &run.outcomes {
-        eprintln!(
-            "  {:<18} ε = {:<6.3} certified {:>10.4}  measured ≥ {:.4}  {}",
-            o.method,
-            o.epsilon_target,
-            o.epsilon_certified,
-            o.epsilon_lower,
-            Verdict::of(o).words()
-        );
-    }
-    let bad: Vec<String> = run
-        .outcomes
-        .iter()
-        .filter(|o| Verdict::of(o) == Verdict::Violation)
-        .map(|o| format!("{} at ε = {}", o.method, o.epsilon_target))
-        .collect();
-    anyhow::ensure!(
-        bad.is_empty(),
-        "measured ε above the certified ε for {}: a learner releases more than its event \
-         says, or an accountant under-reports (at the stated confidence)",
-        bad.join(", ")
-    );
-    Ok(())
+    crate::studies::run_audit(&cfg, &args.config, args.out, args.quiet)
 }

@@ -10,8 +10,6 @@ use super::usage;
 use crate::cluster::merge::{merge, study_results};
 use crate::cluster::shell::{path_text, sbatch_value};
 use crate::cluster::slurm::{Resources, Task, scripts, submit_command};
-use crate::experiment::config::Config;
-use crate::experiment::runner;
 
 /// Arguments of `dp-bench merge`.
 #[derive(Args)]
@@ -110,32 +108,11 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
             .with_context(|| format!("cannot read config {}", path.display()))?;
         path_text("the config path", path).or_else(usage)?;
         let config = absolute(path)?;
-        if crate::pareto::is_study(&text) {
-            let cfg = crate::pareto::StudyConfig::load(path)?;
-            let out = args
-                .out
-                .clone()
-                .unwrap_or_else(|| cfg.default_out_dir(path));
-            check_out(&out, args.out.is_some(), cfg.output_dir.is_some(), path)?;
-            tasks.push(Task {
-                config,
-                out: absolute(&out)?,
-                shard: None,
-            });
-        } else if crate::papers::avent2020::toy::run::is_illustrative(&text) {
-            return usage(format!(
-                "{}: illustrative configs run in seconds to minutes; run them directly",
-                path.display()
-            ));
-        } else {
-            // Validates the whole config now rather than in every task.
-            let cfg = Config::load(path)?;
-            let out = args
-                .out
-                .clone()
-                .unwrap_or_else(|| runner::default_out_dir(path, &cfg));
-            check_out(&out, args.out.is_some(), cfg.output_dir.is_some(), path)?;
-            let out = absolute(&out)?;
+        let kind = crate::studies::declared(&text, path)?;
+        let planned = (kind.plan)(path, args.out.as_deref())?;
+        check_out(&planned.out, args.out.is_some(), planned.from_key, path)?;
+        let out = absolute(&planned.out)?;
+        if kind.shardable {
             for i in 0..args.shards {
                 tasks.push(Task {
                     config: config.clone(),
@@ -143,6 +120,12 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
                     shard: Some((i, args.shards)),
                 });
             }
+        } else {
+            tasks.push(Task {
+                config,
+                out,
+                shard: None,
+            });
         }
     }
     let dir = match &args.scripts {

@@ -95,6 +95,10 @@ fn list() {
             f.rebuild()
         );
     }
+    println!("study kinds (top-level study = ...; \"grid\" when absent):");
+    for k in crate::studies::STUDIES {
+        println!("  {:<12} {}", k.name, k.summary);
+    }
     println!("papers (dp-bench figures ID, configs/ID/):");
     for p in crate::papers::PAPERS {
         println!("  {:<12} {}", p.id, p.title);

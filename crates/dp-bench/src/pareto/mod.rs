@@ -13,4 +13,4 @@ pub mod points;
 pub mod runner;
 pub mod space;
 
-pub use config::{StudyConfig, is_study};
+pub use config::StudyConfig;

@@ -52,7 +52,7 @@ fn planned(cfg: &StudyConfig) -> Vec<(Source, [f64; DIM])> {
                 .map(|i| (Source::Random, random_point(cfg, i)))
                 .collect()
         }
-        StudyKind::Grid => {
+        StudyKind::GridSearch => {
             let g = cfg.grid.as_ref().expect("validated");
             grid(g.size, &g.ranges)
                 .into_iter()

@@ -37,12 +37,14 @@ pub enum Problem {
     SvtCertified,
 }
 
-/// An illustrative-problem config (a top-level `illustrative` key).
+/// An illustrative-problem config (`study = "illustrative"`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IllustrativeConfig {
     /// Must be "avent2020".
     pub paper: String,
+    /// Must be "illustrative" (what routed the config here).
+    pub study: String,
     /// The problem.
     pub illustrative: Problem,
     /// Seed of every random draw.
@@ -65,24 +67,27 @@ pub struct IllustrativeConfig {
     pub output_dir: Option<PathBuf>,
 }
 
-/// Whether a TOML text is an illustrative-problem config.
-pub fn is_illustrative(text: &str) -> bool {
-    text.parse::<toml::Table>()
-        .map(|t| t.contains_key("illustrative"))
-        .unwrap_or(false)
-}
-
 impl IllustrativeConfig {
     /// Reads and validates a config.
     pub fn load(path: &Path) -> anyhow::Result<IllustrativeConfig> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read config file {}", path.display()))?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and validates config text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<IllustrativeConfig> {
         let cfg: IllustrativeConfig =
-            toml::from_str(&text).map_err(|e| toml_error(&text, path, &e))?;
+            toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
         let fail = |m: &str| anyhow::Error::from(UsageError(format!("{}: {m}", path.display())));
         if cfg.paper != "avent2020" {
             return Err(fail(
                 "`paper` must be \"avent2020\" for an illustrative problem",
+            ));
+        }
+        if cfg.study != "illustrative" {
+            return Err(fail(
+                "`study` must be \"illustrative\" for an illustrative problem",
             ));
         }
         if cfg.runs == 0 || cfg.grid < 2 {

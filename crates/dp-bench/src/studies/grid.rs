@@ -1,0 +1,130 @@
+//! `study = "grid"` (the default): every method at every target ε for every trial, cells in
+//! parallel, sharded across jobs if asked. With an `[audit]` table the same grid is audited
+//! instead of scored (see [`crate::audit`]).
+
+use std::path::{Path, PathBuf};
+
+use super::{Planned, Request, StudyKind};
+use crate::audit::table::Verdict;
+use crate::error::UsageError;
+use crate::experiment::config::Config;
+use crate::experiment::runner;
+
+/// The grid study.
+pub const KIND: StudyKind = StudyKind {
+    name: "grid",
+    summary: "method x target epsilon x trial, every cell independent (the default)",
+    shardable: true,
+    run,
+    plan,
+};
+
+fn load(path: &Path, text: &str) -> anyhow::Result<Config> {
+    Config::parse(text, path)
+}
+
+fn run(req: &Request) -> anyhow::Result<()> {
+    let cfg = load(req.path, req.text)?;
+    if cfg.audit.is_some() {
+        // An audit's runs are seeded per (method, ε, side, run) and resume by outcome file;
+        // they are not split into shards.
+        if let Some(s) = req.shard.filter(|s| s.index != 0) {
+            eprintln!(
+                "{}: an audit runs whole, in shard 0; shard {} of {} has nothing to do",
+                req.path.display(),
+                s.index,
+                s.count
+            );
+            return Ok(());
+        }
+        return run_audit(&cfg, req.path, req.out.clone(), req.quiet);
+    }
+    let dir = req
+        .out
+        .clone()
+        .unwrap_or_else(|| runner::default_out_dir(req.path, &cfg));
+    let report = runner::run_part(&cfg, &dir, req.shard, !req.quiet)?;
+    let part = req.shard.map_or(String::new(), |s| {
+        format!(" shard {} of {}:", s.index, s.count)
+    });
+    eprintln!(
+        "{}:{part} {} cells ({} run now, {} already done) in {:.1} s; results in {}",
+        req.path.display(),
+        report.total,
+        report.ran,
+        report.skipped,
+        report.seconds,
+        report.dir.display()
+    );
+    if req.shard.is_some() {
+        eprintln!("when every shard is done: dp-bench merge {}", dir.display());
+        return Ok(());
+    }
+    print!(
+        "{}",
+        std::fs::read_to_string(report.dir.join("summary.md"))?
+    );
+    Ok(())
+}
+
+fn plan(path: &Path, out: Option<&Path>) -> anyhow::Result<Planned> {
+    let cfg = load(path, &super::read(path)?)?;
+    if cfg.audit.is_some() {
+        return Err(UsageError(format!(
+            "{}: an audit runs whole on one machine (minutes); run it with `dp-bench run`",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(Planned {
+        out: out.map_or_else(|| runner::default_out_dir(path, &cfg), Path::to_path_buf),
+        from_key: cfg.output_dir.is_some(),
+    })
+}
+
+/// Runs the audits of a loaded audit config and prints their table; fails (exit 1) when any
+/// measured ε exceeds its certified ε.
+pub fn run_audit(
+    cfg: &Config,
+    path: &Path,
+    out: Option<PathBuf>,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let dir = out.or_else(|| cfg.output_dir.clone()).unwrap_or_else(|| {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("audit");
+        PathBuf::from("results/audit").join(stem)
+    });
+    let run = crate::audit::run(cfg, &dir, !quiet)?;
+    eprintln!(
+        "{}: {} audits ({} run now, {} reused) in {:.1} s; table in {}",
+        path.display(),
+        run.outcomes.len(),
+        run.ran,
+        run.reused,
+        run.seconds,
+        run.dir.join("audit.md").display()
+    );
+    for o in &run.outcomes {
+        eprintln!(
+            "  {:<18} ε = {:<6.3} certified {:>10.4}  measured ≥ {:.4}  {}",
+            o.method,
+            o.epsilon_target,
+            o.epsilon_certified,
+            o.epsilon_lower,
+            Verdict::of(o).words()
+        );
+    }
+    let bad: Vec<String> = run
+        .outcomes
+        .iter()
+        .filter(|o| Verdict::of(o) == Verdict::Violation)
+        .map(|o| format!("{} at ε = {}", o.method, o.epsilon_target))
+        .collect();
+    anyhow::ensure!(
+        bad.is_empty(),
+        "measured ε above the certified ε for {}: a learner releases more than its event \
+         says, or an accountant under-reports (at the stated confidence)",
+        bad.join(", ")
+    );
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! The kinds of study a config declares with its top-level `study` key, one file each, and
+//! the one dispatcher that reads the key ([`declared`]). A study proposes what to run and
+//! writes its results folder; every kind runs through the same command (`dp-bench run`),
+//! takes the same results-folder, resume, lock and shard rules, and writes `provenance.json`.
+//!
+//! A new kind of study is one file here with a `pub const KIND: StudyKind` and one line in
+//! [`STUDIES`].
+
+mod grid;
+mod illustrative;
+mod search;
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::UsageError;
+use crate::experiment::config::toml_error;
+use crate::experiment::shard::Shard;
+
+pub use grid::run_audit;
+
+/// Every study kind, in listing order; the first is the default of a config without `study`.
+pub static STUDIES: &[StudyKind] = &[
+    grid::KIND,
+    search::DPARETO,
+    search::RANDOM,
+    search::GRID_SEARCH,
+    illustrative::KIND,
+];
+
+/// One kind of study: its `study` value and how it runs.
+pub struct StudyKind {
+    /// The value of the config's `study` key.
+    pub name: &'static str,
+    /// One line for `dp-bench list`.
+    pub summary: &'static str,
+    /// Whether `--shard I/N` splits its work; a sequential study runs whole in shard 0.
+    pub shardable: bool,
+    /// Validates the config and runs (or resumes) it.
+    pub run: fn(&Request) -> anyhow::Result<()>,
+    /// Validates the config and says where its results go, for `dp-bench slurm`; an error
+    /// for a kind that is not worth a cluster job.
+    pub plan: fn(&Path, Option<&Path>) -> anyhow::Result<Planned>,
+}
+
+/// What `dp-bench run` asks of a study.
+pub struct Request<'a> {
+    /// The config file.
+    pub path: &'a Path,
+    /// Its text (read once, so the kind validates what was dispatched).
+    pub text: &'a str,
+    /// `--out`, overriding the config's results folder.
+    pub out: Option<PathBuf>,
+    /// No progress bar.
+    pub quiet: bool,
+    /// This invocation's shard, if any (only for a [`StudyKind::shardable`] kind).
+    pub shard: Option<Shard>,
+}
+
+/// Where a config's results go, as `dp-bench slurm` needs to know before any task runs.
+pub struct Planned {
+    /// The results folder.
+    pub out: PathBuf,
+    /// Whether the folder came from the config's `output_dir` key.
+    pub from_key: bool,
+}
+
+/// The top-level keys every study kind shares, read before the kind's own parser.
+#[derive(Deserialize)]
+struct Head {
+    #[serde(default)]
+    study: Option<toml::Value>,
+    #[serde(default)]
+    paper: Option<toml::Value>,
+}
+
+/// The kind a config declares (`study = "..."`; the grid when absent), after checking that
+/// its `paper`, if any, is in the paper table. Nothing is guessed from other keys.
+pub fn declared(text: &str, path: &Path) -> anyhow::Result<&'static StudyKind> {
+    let fail = |m: String| anyhow::Error::from(UsageError(format!("{}: {m}", path.display())));
+    let head: Head = toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
+    if let Some(p) = head.paper {
+        let known = p
+            .as_str()
+            .is_some_and(|p| crate::papers::paper(p).is_some());
+        if !known {
+            let ids: Vec<&str> = crate::papers::PAPERS.iter().map(|p| p.id).collect();
+            return Err(fail(format!(
+                "key `paper` = {p} is not a paper of this project; use one of {}, or remove the \
+                 key (then results go under results/)",
+                ids.join(", ")
+            )));
+        }
+    }
+    let Some(study) = head.study else {
+        return Ok(&STUDIES[0]);
+    };
+    let names: Vec<String> = STUDIES.iter().map(|s| format!("{:?}", s.name)).collect();
+    let found = study
+        .as_str()
+        .and_then(|s| STUDIES.iter().find(|k| k.name == s));
+    found.ok_or_else(|| {
+        fail(format!(
+            "key `study` = {study} is not a kind of study; use one of {} (see `dp-bench list`)",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Reads a config and runs the study it declares.
+pub fn run(
+    path: &Path,
+    out: Option<PathBuf>,
+    quiet: bool,
+    shard: Option<Shard>,
+) -> anyhow::Result<()> {
+    let text = read(path)?;
+    let kind = declared(&text, path)?;
+    if let Some(s) = shard.filter(|s| !kind.shardable && s.index != 0) {
+        eprintln!(
+            "{}: a {} study runs whole, in shard 0; shard {} of {} has nothing to do",
+            path.display(),
+            kind.name,
+            s.index,
+            s.count
+        );
+        return Ok(());
+    }
+    let shard = shard.filter(|_| kind.shardable);
+    (kind.run)(&Request {
+        path,
+        text: &text,
+        out,
+        quiet,
+        shard,
+    })
+}
+
+/// A config's text, or an error naming the file.
+pub fn read(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read config file {}: {e}", path.display())).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str) -> Result<&'static str, String> {
+        declared(text, Path::new("c.toml"))
+            .map(|k| k.name)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_study_key_alone_decides_the_kind() {
+        assert_eq!(kind("seed = 1").unwrap(), "grid");
+        assert_eq!(kind("study = \"grid\"\n[model]\nkind = 1").unwrap(), "grid");
+        assert_eq!(kind("study = \"dpareto\"").unwrap(), "dpareto");
+        assert_eq!(kind("study = \"grid-search\"").unwrap(), "grid-search");
+        // A key another kind uses does not change the kind.
+        assert_eq!(kind("illustrative = \"svt\"").unwrap(), "grid");
+        assert_eq!(kind("study = \"illustrative\"").unwrap(), "illustrative");
+    }
+
+    #[test]
+    fn unknown_kinds_and_papers_are_refused_with_the_valid_names() {
+        let e = kind("study = \"bayes\"").unwrap_err();
+        assert!(
+            e.contains("c.toml: key `study` = \"bayes\"") && e.contains("\"dpareto\""),
+            "{e}"
+        );
+        let e = kind("study = 3").unwrap_err();
+        assert!(e.contains("key `study` = 3"), "{e}");
+        let e = kind("paper = \"nope\"").unwrap_err();
+        assert!(
+            e.contains("key `paper` = \"nope\"") && e.contains("avent2020"),
+            "{e}"
+        );
+        let e = kind("study = [").unwrap_err();
+        assert!(e.contains("c.toml (line 1"), "{e}");
+    }
+
+    #[test]
+    fn every_kind_has_a_distinct_name() {
+        let mut names: Vec<&str> = STUDIES.iter().map(|s| s.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), STUDIES.len());
+    }
+}
