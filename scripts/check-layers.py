@@ -21,10 +21,13 @@ LAYERS = [
     ["cli"],
     ["studies"],
     ["cluster", "report"],
-    ["audit", "papers", "pareto"],
+    ["papers"],
+    ["audit", "pareto"],
     ["methods"],
     ["experiment"],
-    ["figures", "plot"],
+    ["figures"],
+    ["plot"],
+    ["files"],
     ["quoting", "error"],
 ]
 __doc__ += "\n".join("  " + ", ".join(layer) for layer in LAYERS) + "\n"

@@ -13,6 +13,7 @@ pub mod cluster;
 pub mod error;
 pub mod experiment;
 pub mod figures;
+pub mod files;
 pub mod methods;
 pub mod papers;
 pub mod pareto;

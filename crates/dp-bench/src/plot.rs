@@ -162,7 +162,7 @@ pub fn save_drawing<D: Drawing>(d: &D, stem: &Path) -> anyhow::Result<()> {
         root.present()
             .map_err(|e| anyhow::anyhow!("cannot render SVG: {e}"))?;
     }
-    crate::experiment::store::write_text_atomic(&stem.with_extension("svg"), &svg)
+    crate::files::write_text_atomic(&stem.with_extension("svg"), &svg)
 }
 
 /// Draws the figure title into a strip of height [`TITLE_H`] and returns the area below.

@@ -26,7 +26,7 @@ use crate::experiment::audit_settings::AuditTest;
 use crate::experiment::config::{Config, MethodSpec};
 use crate::experiment::provenance::Provenance;
 use crate::experiment::runner::progress_bar;
-use crate::experiment::store::{lock_dir, write_text_atomic};
+use crate::files::{lock_dir, write_text_atomic};
 pub use one::Outcome;
 
 /// Version of how an audit draws and scores its runs (part of every fingerprint).

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use super::Outcome;
-use crate::experiment::store::write_text_atomic;
 use crate::figures::csv::{Field, LongCsv};
+use crate::files::write_text_atomic;
 use crate::quoting::md_cell;
 
 /// How a measured lower bound compares with the claim and the certificate.

@@ -157,7 +157,7 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let (array, merge_script) = (dir.join("array.sh"), dir.join("merge.sh"));
     for (path, text) in [(&array, &s.array), (&merge_script, &s.merge)] {
-        crate::experiment::store::write_text_atomic(path, text)?;
+        crate::files::write_text_atomic(path, text)?;
     }
     eprintln!(
         "wrote {} ({} tasks) and {}",

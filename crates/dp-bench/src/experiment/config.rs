@@ -5,12 +5,11 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::audit_settings::AuditSettings;
+use super::method::{Method, Registry};
 use crate::error::UsageError;
-use crate::methods::{Method, Registry};
 
 /// TOML has no null: drop absent optional values before writing.
 fn drop_nulls(v: serde_json::Value) -> serde_json::Value {
@@ -245,20 +244,8 @@ fn default_test_fraction() -> f64 {
 }
 
 impl Config {
-    /// Reads and validates a config file; every problem names the file and the key.
-    pub fn load(path: &Path) -> anyhow::Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config file {}", path.display()))?;
-        Self::parse(&text, path)
-    }
-
-    /// Parses and validates config text with the built-in methods; `path` is only used in
-    /// messages.
-    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Config> {
-        Self::parse_with(text, path, &Registry::builtin())
-    }
-
-    /// [`Config::parse`] with a caller's method table (built-ins plus its own kinds).
+    /// Parses and validates config text with a method table (`Config::parse` uses the
+    /// built-in one); `path` is only used in messages.
     pub fn parse_with(text: &str, path: &Path, registry: &Registry) -> anyhow::Result<Config> {
         let kinds = || registry.kinds();
         let raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
@@ -287,7 +274,7 @@ impl Config {
             };
             let Some(entry) = registry.entry(&kind) else {
                 // A kind of a cargo feature this build lacks: say how to rebuild, not "unknown".
-                if let Some(f) = crate::methods::missing_feature(&kind) {
+                if let Some(f) = registry.missing_feature(&kind) {
                     let place = format!("table `methods.{name}` at line {line}");
                     return Err(fail(f.refusal(&kind, &place)).into());
                 }
@@ -335,7 +322,7 @@ impl Config {
             audit: raw.audit,
         };
         cfg.validate().map_err(fail)?;
-        crate::methods::check_one_vs_all(&cfg.dataset, &cfg.methods, registry).map_err(fail)?;
+        super::method::check_one_vs_all(&cfg.dataset, &cfg.methods, registry).map_err(fail)?;
         Ok(cfg)
     }
 

@@ -2,15 +2,19 @@
 //! kind), the parallel runner, the results store and the summaries.
 
 pub mod audit_settings;
+pub mod audited;
 pub mod cells_file;
 pub mod checksum;
 pub mod config;
+pub mod context;
 pub mod git;
 pub mod grid;
 pub mod journal;
+pub mod method;
 pub mod provenance;
 pub mod record;
 pub mod report;
+pub mod row_clip;
 pub mod runner;
 pub mod shard;
 pub mod store;

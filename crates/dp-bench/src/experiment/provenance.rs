@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::experiment::store::write_text_atomic;
+use crate::files::write_text_atomic;
 
 /// File name in a results folder.
 pub const PROVENANCE_FILE: &str = "provenance.json";

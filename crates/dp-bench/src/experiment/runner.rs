@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::config::Config;
+use super::context::{Context as CellContext, Prepared};
 use super::grid::Cell;
 use super::grid::expand;
 use super::record::CellRecord;
@@ -19,7 +20,6 @@ use super::study::{GridStudy, Study};
 use super::{report, summary};
 use crate::experiment::provenance::Provenance;
 use crate::experiment::shard::{self, Shard, ShardInfo};
-use crate::methods::{Context as CellContext, Prepared};
 
 /// What a run did.
 #[derive(Debug)]

@@ -100,7 +100,7 @@ pub struct ShardInfo {
 /// Writes `dir/shard.json` atomically.
 pub fn write_info(dir: &Path, info: &ShardInfo) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(info)?;
-    crate::experiment::store::write_text_atomic(&dir.join(SHARD_FILE), &text)
+    crate::files::write_text_atomic(&dir.join(SHARD_FILE), &text)
 }
 
 /// Reads `dir/shard.json`.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use crate::experiment::store::write_text_atomic;
+use crate::files::write_text_atomic;
 
 /// One field of a row.
 #[derive(Clone, Debug)]

@@ -4,28 +4,22 @@
 //! [`MethodEntry`]) plus one line in [`METHODS`].
 
 mod alg1;
-pub mod audited;
 mod constant;
-mod context;
 mod dpsgd;
 mod iyengar;
+mod load_config;
 mod neel;
-pub mod row_clip;
 
-use std::collections::BTreeMap;
-use std::fmt::Debug;
-
-use serde::de::DeserializeOwned;
-
-pub use context::{
+pub use crate::experiment::audited;
+pub use crate::experiment::context::{
     Context, LossKind, OptimizerKind, Prepared, public_core_norm_bound, public_row_norm_bound,
     test_accuracy,
 };
-
-use crate::experiment::config::{DatasetConfig, MethodSpec};
-use crate::experiment::grid::Cell;
-use crate::experiment::record::CellRecord;
-use crate::experiment::summary::mean_ci95;
+pub use crate::experiment::method::{
+    Aggregate, CellOutcome, FeatureKinds, Method, MethodEntry, Registry, check_one_vs_all,
+    param_error, parse_table, scores,
+};
+pub use crate::experiment::row_clip;
 
 /// Every method kind a config can name, in `dp-bench list` order.
 pub static METHODS: &[MethodEntry] = &[
@@ -60,40 +54,6 @@ pub static FEATURE_KINDS: &[FeatureKinds] = &[FeatureKinds {
     prerequisites: "cmake and libclang; see docs/papers/neel2019.md",
 }];
 
-/// A cargo feature of dp-bench and the method kinds it adds to [`METHODS`].
-pub struct FeatureKinds {
-    /// The feature's name (`--features NAME`).
-    pub feature: &'static str,
-    /// Whether this build has the feature.
-    pub built: bool,
-    /// The kinds it adds.
-    pub kinds: &'static [&'static str],
-    /// What the kinds need that the default build leaves out, for messages.
-    pub needs: &'static str,
-    /// What building the feature needs beyond a Rust toolchain, and where that is described.
-    pub prerequisites: &'static str,
-}
-
-impl FeatureKinds {
-    /// How to get the kinds: the build command and its prerequisites.
-    pub fn rebuild(&self) -> String {
-        format!(
-            "rebuild with `cargo build --release -p dp-bench --features {}` (needs {})",
-            self.feature, self.prerequisites
-        )
-    }
-
-    /// The one-line refusal of `kind`, configured at `place` (e.g. "table `methods.x` at line
-    /// 3"), in a build without the feature.
-    pub fn refusal(&self, kind: &str, place: &str) -> String {
-        format!(
-            "method kind {kind:?} ({place}) needs {}, which this build lacks: {}",
-            self.needs,
-            self.rebuild()
-        )
-    }
-}
-
 /// The feature that would build `kind`, if `kind` is one this build lacks.
 pub fn missing_feature(kind: &str) -> Option<&'static FeatureKinds> {
     FEATURE_KINDS
@@ -101,247 +61,10 @@ pub fn missing_feature(kind: &str) -> Option<&'static FeatureKinds> {
         .find(|f| !f.built && f.kinds.contains(&kind))
 }
 
-/// One method kind: its name in configs and how to build it from its table.
-pub struct MethodEntry {
-    /// The `kind = "..."` value.
-    pub kind: &'static str,
-    /// One line for `dp-bench list`.
-    pub summary: &'static str,
-    /// Builds the method from its table (without `kind`), checking every value; an error reads
-    /// "KEY` …" so that the config can prefix "key `methods.NAME.".
-    pub parse: fn(toml::Table) -> Result<Box<dyn Method>, String>,
-}
-
-/// A method table: the built-in [`METHODS`] plus any a program adds (a researcher's own
-/// learner, see `examples/output_perturbation.rs`).
-#[derive(Clone)]
-pub struct Registry {
-    entries: Vec<&'static MethodEntry>,
-}
-
 impl Registry {
-    /// The built-in methods.
+    /// The built-in methods ([`METHODS`]).
     pub fn builtin() -> Self {
-        Self {
-            entries: METHODS.iter().collect(),
-        }
-    }
-
-    /// Adds a method kind; a kind already present is replaced.
-    pub fn with(mut self, entry: &'static MethodEntry) -> Self {
-        self.entries.retain(|e| e.kind != entry.kind);
-        self.entries.push(entry);
-        self
-    }
-
-    /// Looks a kind up.
-    pub fn entry(&self, kind: &str) -> Option<&'static MethodEntry> {
-        self.entries.iter().copied().find(|m| m.kind == kind)
-    }
-
-    /// The known kinds, comma-separated (for messages).
-    pub fn kinds(&self) -> String {
-        let k: Vec<&str> = self.entries.iter().map(|m| m.kind).collect();
-        k.join(", ")
-    }
-
-    /// The kinds that honour `dataset.one_vs_all` ([`Method::one_vs_all`] of each kind with
-    /// its defaults; a kind without defaults for every key is left out), comma-separated.
-    pub fn one_vs_all_kinds(&self) -> String {
-        let k: Vec<&str> = self
-            .entries
-            .iter()
-            .filter(|e| (e.parse)(toml::Table::new()).is_ok_and(|m| m.one_vs_all()))
-            .map(|e| e.kind)
-            .collect();
-        if k.is_empty() {
-            "none in this build".into()
-        } else {
-            k.join(", ")
-        }
-    }
-}
-
-/// Refuses `dataset.one_vs_all = true` when a configured method would ignore it: such a
-/// method trains on the binary labels of one class and its results look like a multi-class
-/// answer. The message names the key, each such method and the kinds that support the key.
-pub fn check_one_vs_all(
-    dataset: &DatasetConfig,
-    methods: &BTreeMap<String, MethodSpec>,
-    registry: &Registry,
-) -> Result<(), String> {
-    if !dataset.one_vs_all {
-        return Ok(());
-    }
-    let ignoring: Vec<String> = methods
-        .iter()
-        .filter(|(_, m)| !m.method.one_vs_all())
-        .map(|(name, m)| format!("`methods.{name}` (kind {:?})", m.kind))
-        .collect();
-    if ignoring.is_empty() {
-        return Ok(());
-    }
-    Err(format!(
-        "key `dataset.one_vs_all` = true is not supported by {}, which would train on one \
-         class's labels only; remove the key or those methods (kinds that train one problem \
-         per class: {})",
-        ignoring.join(", "),
-        registry.one_vs_all_kinds()
-    ))
-}
-
-/// What one cell of a method produced (the runner adds the cell's identity and wall time).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CellOutcome {
-    /// Test accuracy (percent) of the released model.
-    pub accuracy: f64,
-    /// ε that the project's accountant certifies for the mechanism that ran, at the cell's δ.
-    pub epsilon_accounted: f64,
-    /// Everything specific to the method (noise, λ, chosen learning rate, per-candidate
-    /// scores, …), stored as JSON in the `details` column.
-    pub details: serde_json::Value,
-}
-
-/// How a (method, ε) group of trials is summarised.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Aggregate {
-    /// One accuracy per trial.
-    pub accuracies: Vec<f64>,
-    /// A hyperparameter chosen across trials (dishonest tuning), if any.
-    pub chosen: Option<f64>,
-    /// The chosen configuration in words (`L=1;lr=0.1`), for grids of several hyperparameters.
-    pub label: Option<String>,
-    /// ε the accountant certifies for what the summary reports (the largest over its trials),
-    /// if the method knows it per configuration; `None` falls back to the cells' values.
-    pub epsilon_certified: Option<f64>,
-}
-
-impl Aggregate {
-    /// The released accuracy of every trial.
-    pub fn per_trial(cells: &[&CellRecord]) -> Aggregate {
-        Aggregate {
-            accuracies: cells.iter().map(|c| c.accuracy).collect(),
-            chosen: None,
-            label: None,
-            epsilon_certified: None,
-        }
-    }
-
-    /// The candidate with the best mean score over trials, from each cell's
-    /// `details.scores = [[candidate, score], …]` (the paper's "best mean test accuracy" of
-    /// dishonest tuning); candidates missing from some trial are ignored. Falls back to
-    /// [`Aggregate::per_trial`] when no candidate ran in every trial.
-    pub fn best_mean_over_candidates(cells: &[&CellRecord]) -> Aggregate {
-        let mut by_value: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
-        for c in cells {
-            for (v, s) in scores(c) {
-                by_value.entry(v.to_bits()).or_default().push(s);
-            }
-        }
-        let best = by_value
-            .iter()
-            .filter(|(_, v)| v.len() == cells.len())
-            .max_by(|a, b| mean_ci95(a.1).0.total_cmp(&mean_ci95(b.1).0));
-        match best {
-            Some((v, accs)) => Aggregate {
-                accuracies: accs.clone(),
-                chosen: Some(f64::from_bits(*v)),
-                label: None,
-                epsilon_certified: None,
-            },
-            None => Aggregate::per_trial(cells),
-        }
-    }
-}
-
-/// `details.scores` of a cell as (candidate, score) pairs.
-pub fn scores(c: &CellRecord) -> Vec<(f64, f64)> {
-    c.details
-        .get("scores")
-        .and_then(|s| serde_json::from_value::<Vec<(f64, f64)>>(s.clone()).ok())
-        .unwrap_or_default()
-}
-
-/// A method of the grid.
-pub trait Method: Send + Sync + Debug {
-    /// The `kind` of its table.
-    fn kind(&self) -> &'static str;
-
-    /// Its parameters with defaults filled in (config copy and resume fingerprint).
-    fn params(&self) -> serde_json::Value;
-
-    /// Calibrates to the cell's target, builds the mechanism, fits it and scores the release.
-    fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome>;
-
-    /// Trials of one (method, ε) to one summary value; most methods average what each trial
-    /// released.
-    fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
-        Aggregate::per_trial(cells)
-    }
-
-    /// Whether the method honours `dataset.one_vs_all = true`: one binary problem per class of
-    /// [`Context::classes`] and an argmax prediction. The default is no, so that a method which
-    /// never reads the classes is refused such a config ([`check_one_vs_all`]) rather than
-    /// silently trained on one class's labels.
-    fn one_vs_all(&self) -> bool {
-        false
-    }
-
-    /// Whether the method is a deterministic, non-private reference line (a non-private
-    /// optimum): it then runs once, at the config's first ε and trial 0, whatever the grid.
-    fn reference(&self) -> bool {
-        false
-    }
-
-    /// A static estimate of one cell's cost relative to other methods (about the number of
-    /// passes over the data it makes), used only to balance shards: it must depend on the
-    /// config alone, never on timings. The default is one pass.
-    fn cost(&self) -> f64 {
-        1.0
-    }
-
-    /// Version of how the method draws its randomness, bumped when the same config starts to
-    /// give different results, so that a resumed run never mixes cells of two versions (0,
-    /// the default, leaves the cell fingerprints as they were).
-    fn scheme(&self) -> u32 {
-        0
-    }
-
-    /// The one mechanism a cell at `epsilon` runs on `ctx.train`, calibrated as
-    /// [`Method::run`] calibrates it: what `dp-bench audit` runs many times. Methods that are
-    /// not one mechanism (non-private references, procedures tuned over several runs) say why
-    /// not.
-    fn mechanism<'c>(
-        &'c self,
-        _ctx: &Context<'c>,
-        _epsilon: f64,
-    ) -> anyhow::Result<audited::Audited<'c>> {
-        anyhow::bail!(
-            "kind {:?} is not one mechanism that an audit can run (auditable kinds: alg1, \
-             dpsgd with one learning rate, and Iyengar et al.'s kinds with one grid point)",
-            self.kind()
-        )
-    }
-}
-
-/// Deserialises a method's table into its config struct (`deny_unknown_fields` there makes
-/// misspelt keys errors that name the key).
-pub fn parse_table<T: DeserializeOwned>(table: toml::Table) -> Result<T, String> {
-    toml::Value::Table(table)
-        .try_into()
-        .map_err(|e: toml::de::Error| e.message().trim().to_string())
-}
-
-/// A dp-core range error as "KEY` = VALUE ALLOWED", with the parameter named as in configs
-/// (`sigma-out` → `sigma_out`).
-pub fn param_error(e: dp_core::DpError) -> String {
-    match e {
-        dp_core::DpError::OutOfRange {
-            name,
-            value,
-            allowed,
-        } => format!("{}` = {value} {allowed}", name.replace('-', "_")),
-        other => format!("…`: {other}"),
+        Registry::new(METHODS, FEATURE_KINDS)
     }
 }
 
@@ -351,6 +74,7 @@ mod tests {
 
     use super::*;
     use crate::experiment::config::Config;
+    use crate::experiment::grid::Cell;
 
     /// A method that declares one-vs-all support, standing for Iyengar et al.'s kinds.
     #[derive(Debug)]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::space::DIM;
 use crate::experiment::checksum::{self, Opened};
 use crate::experiment::journal::{Damage, damage_error, set_aside_damage};
-use crate::experiment::store::{lock_dir, write_text_atomic};
+use crate::files::{lock_dir, write_text_atomic};
 
 /// Where a point came from.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]

@@ -17,8 +17,8 @@ use anyhow::Context;
 use self::html::{escape, inline_svg, markdown, page};
 use self::provenance::Provenance;
 use crate::experiment::shard::SHARDS_DIR;
-use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
+use crate::files::write_text_atomic;
 use crate::papers::PAPERS;
 
 /// What the report holds.

@@ -9,9 +9,9 @@ use anyhow::Context as _;
 use super::PaperSpec;
 use crate::audit::Outcome as Audit;
 use crate::audit::table;
-use crate::experiment::store::write_text_atomic;
 use crate::figures::csv::{Field, LongCsv};
 use crate::figures::{Outcome, save};
+use crate::files::write_text_atomic;
 use crate::plot::{Figure, Panel, Series};
 
 /// The entry in [`super::PAPERS`].

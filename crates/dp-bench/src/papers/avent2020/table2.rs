@@ -8,9 +8,9 @@ use std::path::Path;
 
 use super::SETTINGS;
 use super::runs::Runs;
-use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
 use crate::figures::csv::LongCsv;
+use crate::files::write_text_atomic;
 use crate::pareto::output::hypervolume;
 use crate::pareto::points::{Point, Source};
 
@@ -126,7 +126,7 @@ pub fn write(out: &Path, runs: &Runs, results: &Path) -> anyhow::Result<Outcome>
         ])?;
         md.push_str(&format!(
             "| {label} | {} ({}) | {} × {size} | {bo_all:.3} | {rs_mean:.3} | {:.3} ({:.3}, {:.3}) | {:.3} ({:.3}, {:.3}) | {} ({}, {}) |\n",
-            crate::report::html::md_cell(&bo.stem), bo.points.len(), parts.len(), with.0, with.1, with.2, without.0, without.1, without.2,
+            crate::quoting::md_cell(&bo.stem), bo.points.len(), parts.len(), with.0, with.1, with.2, without.0, without.1, without.2,
             paper.0, paper.1, paper.2
         ));
     }

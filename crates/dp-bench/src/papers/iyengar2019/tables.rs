@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use super::paper_values::{ALGORITHMS, DISPLAY, paper_accuracy, table_epsilon};
 use super::results::Row;
-use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
 use crate::figures::csv::{Field, LongCsv};
+use crate::files::write_text_atomic;
 
 /// Columns of `fig1.csv` and `fig3.csv`.
 pub const COLUMNS: [&str; 12] = [

@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use super::results::Row;
-use crate::experiment::store::write_text_atomic;
 use crate::figures::csv::LongCsv;
 use crate::figures::{Outcome, save};
+use crate::files::write_text_atomic;
 use crate::plot::{Figure, Panel, Series};
 
 /// Histogram bins per decade of seconds.
@@ -214,7 +214,7 @@ pub fn markdown(rows: &[Row], title: &str) -> String {
             };
             s.push_str(&format!(
                 "| {} | {eps} | {} | {:.1} ± {:.1} | {} | {:.0}% ({}/{}) | {certified_eps} | {nodes} | {:.2} |\n",
-                crate::report::html::md_cell(&r.method),
+                crate::quoting::md_cell(&r.method),
                 r.n,
                 r.mean_accuracy,
                 r.std,

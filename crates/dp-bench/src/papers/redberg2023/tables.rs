@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::fig2_accuracy::{DatasetResults, load, missing_message, run_command};
-use crate::experiment::store::write_text_atomic;
 use crate::figures::Outcome;
+use crate::files::write_text_atomic;
 
 /// One of the paper's tables: dataset stem, caption and rows `[ε, Dishonest, Alg 1, Honest]`
 /// in percent.

@@ -22,8 +22,8 @@ use crate::error::UsageError;
 use crate::experiment::config::toml_error;
 use crate::experiment::provenance::Provenance;
 use crate::experiment::runner::out_dir;
-use crate::experiment::store::{lock_dir, write_text_atomic};
 use crate::figures::csv::LongCsv;
+use crate::files::{lock_dir, write_text_atomic};
 
 /// Which problem.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

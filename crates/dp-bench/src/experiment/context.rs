@@ -10,8 +10,8 @@ use dp_core::accounting::{Accountant, PldAccountant, RdpAccountant, epsilon_of};
 use dp_core::learn::{GlmData, GlmLoss, Optimizer};
 use serde::{Deserialize, Serialize};
 
+use super::config::{Config, DatasetConfig};
 use super::row_clip::ClipCache;
-use crate::experiment::config::{Config, DatasetConfig};
 
 /// The dataset of a config, loaded and split once for all cells.
 pub struct Prepared {
