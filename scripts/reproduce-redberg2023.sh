@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces Redberg, Koskela & Wang (2023), "Improving the Privacy and Practicality of
 # Objective Perturbation for Differentially Private Linear Learners":
-#   1. runs the Section 5 experiment grids configs/redberg2023/{adult,synthetic-l,synthetic-h,gisette}.toml
+#   1. runs the Section 5 experiment grids configs/redberg2023/{adult,adult-iyengar,synthetic-l,synthetic-h,gisette}.toml
 #      (results in results/redberg2023/<config>/; an interrupted run resumes where it stopped);
 #   2. regenerates Figures 1-5 and Tables 1-2 into results/figures/redberg2023/.
 # Gisette needs a large download: if it cannot be fetched, its run is skipped with a message and
@@ -27,7 +27,7 @@ done
 dp_bench() { cargo run --release --quiet -p dp-bench -- "$@"; }
 
 if [[ $figures_only -eq 0 ]]; then
-    for config in adult synthetic-l synthetic-h gisette; do
+    for config in adult adult-iyengar synthetic-l synthetic-h gisette; do
         if [[ $config == gisette ]] && ! dp_bench data fetch gisette; then
             echo "skipping gisette: its data could not be fetched (see the error above)." >&2
             echo "  Retry online, or set DPBENCH_DATA_MIRROR to a folder holding gisette's raw files." >&2

@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datasets/raw}"
+# dp-bench's modules import only downwards (no circles): seconds, before any build.
+python3 scripts/check-layers.py
 source scripts/lib/need-highs-deps.sh
 need_highs_deps
 # One feature set for every cargo line below, so that they share one build.

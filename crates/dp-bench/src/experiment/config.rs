@@ -549,7 +549,6 @@ tuning = "honest"
                 "tuning = \"honest\"\nepochs = 0",
                 "methods.dpsgd_honest.epochs`",
             ),
-            ("experiment = \"t\"", "paper = \"nope\"", "`paper`"),
         ] {
             let bad = GOOD.replace(from, to);
             let e = Config::parse(&bad, Path::new("x.toml"))

@@ -81,21 +81,29 @@ fn read_delta(dir: &Path) -> Option<f64> {
 pub fn load(results: &Path) -> anyhow::Result<Vec<DatasetResults>> {
     let mut found = Vec::new();
     for (stem, name) in DATASETS {
-        let dir = results.join(stem);
-        let path = dir.join("summary.csv");
-        if path.is_file() {
-            let rows = read_summary(&path)?;
-            if !rows.is_empty() {
-                found.push(DatasetResults {
-                    stem,
-                    name,
-                    rows,
-                    delta: read_delta(&dir),
-                });
-            }
-        }
+        found.extend(load_one(results, stem, name)?);
     }
     Ok(found)
+}
+
+/// The results of one config stem, if its `summary.csv` exists and has rows.
+pub fn load_one(
+    results: &Path,
+    stem: &'static str,
+    name: &'static str,
+) -> anyhow::Result<Option<DatasetResults>> {
+    let dir = results.join(stem);
+    let path = dir.join("summary.csv");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let rows = read_summary(&path)?;
+    Ok((!rows.is_empty()).then(|| DatasetResults {
+        stem,
+        name,
+        rows,
+        delta: read_delta(&dir),
+    }))
 }
 
 /// The command that produces the results of one dataset.

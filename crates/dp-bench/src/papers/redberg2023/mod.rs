@@ -21,7 +21,13 @@ use crate::figures::Outcome;
 pub const SPEC: PaperSpec = PaperSpec {
     id: "redberg2023",
     title: "Redberg, Koskela & Wang 2023: objective perturbation vs honest/dishonest DP-SGD",
-    configs: &["adult", "synthetic-l", "synthetic-h", "gisette"],
+    configs: &[
+        "adult",
+        "adult-iyengar",
+        "synthetic-l",
+        "synthetic-h",
+        "gisette",
+    ],
     figures,
 };
 

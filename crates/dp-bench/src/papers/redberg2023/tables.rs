@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::fig2_accuracy::{DatasetResults, load, missing_message, run_command};
+use super::fig2_accuracy::{DatasetResults, load, load_one, missing_message, run_command};
 use crate::figures::Outcome;
 use crate::files::write_text_atomic;
 
@@ -19,8 +19,10 @@ pub struct PaperTable {
     pub rows: [[f64; 4]; 3],
 }
 
-/// The paper's Tables 1 and 2.
-pub const PAPER: [PaperTable; 2] = [
+/// The paper's Tables 1 and 2, and Table 2 again on the data the paper used (Adult as
+/// Iyengar et al.'s script builds it, `configs/redberg2023/adult-iyengar.toml`) beside ours on
+/// this project's Adult (45,222 rows).
+pub const PAPER: [PaperTable; 3] = [
     PaperTable {
         stem: "synthetic-l",
         caption: "Table 1: Synthetic-L",
@@ -33,6 +35,15 @@ pub const PAPER: [PaperTable; 2] = [
     PaperTable {
         stem: "adult",
         caption: "Table 2: Adult",
+        rows: [
+            [0.1, 81.61, 81.37, 78.32],
+            [1.0, 83.54, 83.18, 82.40],
+            [8.0, 84.19, 83.99, 83.66],
+        ],
+    },
+    PaperTable {
+        stem: "adult-iyengar",
+        caption: "Table 2 on the paper's data: Adult as Iyengar et al.'s script builds it (45,220 rows)",
         rows: [
             [0.1, 81.61, 81.37, 78.32],
             [1.0, 83.54, 83.18, 82.40],
@@ -126,7 +137,13 @@ pub fn render(table: &PaperTable, d: &DatasetResults) -> String {
 
 /// Writes `tables.md`, or reports why it cannot.
 pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
-    let found = load(results)?;
+    let mut found = load(results)?;
+    // Not a panel of Figure 2 (which keeps the paper's four datasets): a table only.
+    found.extend(load_one(
+        results,
+        "adult-iyengar",
+        "Adult (Iyengar et al.'s script)",
+    )?);
     if !PAPER.iter().any(|t| found.iter().any(|d| d.stem == t.stem)) {
         return Ok(Outcome::Skipped(missing_message("Tables 1-2", results)));
     }
