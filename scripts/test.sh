@@ -51,8 +51,8 @@ cargo run --locked --quiet -p dp-bench "${feat[@]}" -- configs/neel2019/smoke.to
 cargo run --locked --quiet -p dp-bench "${feat[@]}" -- figures neel2019 \
   --results "$out/neel2019" --out "$out/figures-neel2019"
 test -s "$out/figures-neel2019/fig1.png"
-head -1 "$out/figures-neel2019/fig1.csv" | grep -q '^method,epsilon,n,calibration,mean_accuracy,std,runs,certified,median_seconds'
-grep -q '^RSPM,1,300,paper,' "$out/figures-neel2019/fig1.csv"
+head -1 "$out/figures-neel2019/fig1.csv" | grep -q '^method,epsilon,n,calibration,mean_accuracy,std,runs,solver_certified,median_seconds'
+grep -q '^RSPM (ε as stated by NRW18),1,300,paper,' "$out/figures-neel2019/fig1.csv"
 # The committed tables and figures (docs/figures/) against their SOURCES.md, and the cheap runs
 # behind them (docs/figures/runs.txt) re-run and compared row for row (3–5 min), with the
 # binary of the runs above: the feature build, left as target/debug/dp-bench for the

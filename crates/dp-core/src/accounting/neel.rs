@@ -96,7 +96,9 @@ pub fn opdisc_epsilon_chi(sigma: f64, c: f64, k: usize, delta: f64) -> f64 {
     calibrate_decreasing(f, delta.ln(), start, 0.0, f64::INFINITY).unwrap_or(f64::INFINITY)
 }
 
-/// The smallest σ with `δ(ε; σ) ≤ δ` (δ decreases in σ), for shift `c` and χ_k noise norm.
+/// The smallest σ with `δ(ε; σ) ≤ δ` (δ decreases in σ), for shift `c` and χ_k noise norm,
+/// whose certified ε ([`opdisc_epsilon_chi`], the map [`opdisc_certified_epsilon`] reads) is at
+/// most `epsilon`: bit for bit, not within a tolerance.
 pub fn opdisc_sigma_chi(c: f64, k: usize, epsilon: f64, delta: f64) -> Result<f64> {
     check_positive("shift", c)?;
     ensure(k >= 1, "noise-dim", k as f64, "must be >= 1")?;
@@ -105,7 +107,17 @@ pub fn opdisc_sigma_chi(c: f64, k: usize, epsilon: f64, delta: f64) -> Result<f6
     let f = |sigma: f64| Ok(floored(ln_delta_chi(sigma, c, k, epsilon)));
     // Alg. 1's σ for this shift (c = 4GD²/τ ⇒ 7GD²/τ = 1.75c) is within a factor 2 of the answer.
     let start = 1.75 * c * (1.0 / delta).ln().sqrt() / epsilon;
-    calibrate_decreasing(f, delta.ln(), start, 0.0, f64::INFINITY)
+    let sigma = calibrate_decreasing(f, delta.ln(), start, 0.0, f64::INFINITY)?;
+    // σ sits on the δ-root, and the ε certified for it is a second root find that returns the
+    // safe (upper) end of its final bracket: up to `REL_TOL` above ε (4.000000000003643 at
+    // ε = 4). Where that happens, calibrate on the certified-ε map itself, as `calibrate` does
+    // for events: the σ it returns is verified on the very map certification evaluates. Only
+    // then, so that a σ already certified at ε (most) stays the δ-root's, bit for bit.
+    if opdisc_epsilon_chi(sigma, c, k, delta) <= epsilon {
+        return Ok(sigma);
+    }
+    let certified = |s: f64| Ok(opdisc_epsilon_chi(s, c, k, delta));
+    calibrate_decreasing(certified, epsilon, sigma, 0.0, f64::INFINITY)
 }
 
 /// The ε this project certifies for an OPDisc run at noise `sigma`: the χ-bound's ε for

@@ -212,3 +212,82 @@ fn calibration_names_in_configs() {
     assert_eq!(c, NeelCalibration::AuthorsCode);
     assert_eq!(NeelCalibration::default(), NeelCalibration::Paper);
 }
+
+/// (c, k, ε, δ) for the calibration sweeps: the configs' OPDisc (d = 23, D² = 23, G = τ = 1:
+/// c = 92, k = 24) at the smoke run's n = 300 (ε = 4 there once certified 4.000000000003643),
+/// n = 1,000 and the paper's n = 15,682, each at its δ = 1/n² and ε grid, plus other shapes.
+fn sweep() -> Vec<(f64, usize, f64, f64)> {
+    let n_sq = |n: f64| 1.0 / (n * n);
+    let mut cases = Vec::new();
+    for eps in [1.0, 4.0] {
+        cases.push((C, D + 1, eps, n_sq(300.0)));
+    }
+    for eps in [0.663, 1.326, 3.315, 6.63, 13.26] {
+        cases.push((C, D + 1, eps, n_sq(1000.0)));
+    }
+    for eps in [0.05, 0.1, 0.25, 0.5, 1.0] {
+        cases.push((C, D + 1, eps, delta()));
+    }
+    for c in [0.5, 4.0, 1e3] {
+        for k in [1, 2, 7, 100] {
+            for eps in [0.1, 1.0, 4.0, 20.0] {
+                for d in [1e-3, 1e-6, 1e-10] {
+                    cases.push((c, k, eps, d));
+                }
+            }
+        }
+    }
+    cases
+}
+
+#[test]
+fn chi_calibration_is_certified_at_its_target_exactly() {
+    for (c, k, eps, delta) in sweep() {
+        let sigma = opdisc_sigma_chi(c, k, eps, delta).unwrap();
+        let back = opdisc_epsilon_chi(sigma, c, k, delta);
+        // Exactly, not within a tolerance: a certified ε above the target under-reports.
+        assert!(
+            back <= eps,
+            "c={c} k={k} ε={eps} δ={delta:e}: σ={sigma} certifies {back}"
+        );
+        // And hardly more noise than needed: σ shrunk by 1e-9 misses δ.
+        let less = sigma * (1.0 - 1e-9);
+        assert!(
+            ln_delta_chi(less, c, k, eps) > delta.ln(),
+            "c={c} k={k} ε={eps} δ={delta:e}: σ={sigma} is more than 1e-9 above the root"
+        );
+    }
+    // The same through the entry points the OPDisc runner calls (d = 23 and a small grid).
+    for (d, d_sq) in [(D, D_SQ), (3, 5.0)] {
+        for (_, _, eps, delta) in sweep().into_iter().take(12) {
+            let s = opdisc_sigma(NeelCalibration::Chi, 1.0, d_sq, 1.0, d, eps, delta).unwrap();
+            let back = opdisc_certified_epsilon(s, 1.0, d_sq, 1.0, d, delta);
+            assert!(back <= eps, "d={d} ε={eps} δ={delta:e}: certifies {back}");
+        }
+    }
+}
+
+#[test]
+fn epsilon_chi_is_the_smallest_epsilon_meeting_delta() {
+    // The other root find of this file (ε for δ at a given σ): on the safe side, and minimal.
+    // Alg. 1's, the authors' and RSPM's σ are closed forms that no accountant checks; the first
+    // two are certified through this map (`certified_epsilon_round_trips...`). Compared in
+    // ln δ, the map the root find reads: `exp` of it can round one ulp above δ.
+    for (c, k, eps, delta) in sweep() {
+        for sigma in [0.5, 1.0, 2.0].map(|f| f * 1.75 * c * (1.0 / delta).ln().sqrt() / eps) {
+            let e = opdisc_epsilon_chi(sigma, c, k, delta);
+            assert!(e.is_finite(), "c={c} k={k} σ={sigma} δ={delta:e}");
+            assert!(
+                ln_delta_chi(sigma, c, k, e) <= delta.ln(),
+                "c={c} k={k} σ={sigma} δ={delta:e}: ε={e} misses δ"
+            );
+            if e > 0.0 {
+                let less = e * (1.0 - 1e-9);
+                assert!(
+                    ln_delta_chi(sigma, c, k, less) > delta.ln(),
+                    "c={c} k={k} σ={sigma} δ={delta:e}: ε={e} is not minimal"
+                );
+            }
+        }
+    }
+}

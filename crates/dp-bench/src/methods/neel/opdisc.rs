@@ -4,14 +4,15 @@
 //!
 //! `calibration`: `paper` (Alg. 1's σ), `authors-code` (the released code's σ/2, not private
 //! by the paper's own Lemma 3) or `chi` (the χ-bound that closes the proof's gap,
-//! `docs/reference/neel2019.md` §1.5). Whatever chose σ, a certified cell records the ε the χ-bound
-//! certifies for it, so the paper's and the authors' calibrations show their true cost.
+//! `docs/reference/neel2019.md` §1.5). Whatever chose σ, a cell whose solve the solver certified
+//! records as accounted the ε the χ-bound certifies for it, so the paper's and the authors'
+//! calibrations show their true cost.
 
 use dp_core::accounting::neel::{NeelCalibration, opdisc_certified_epsilon, opdisc_sigma};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::oracle::{OracleKeys, gaussian_noise, release, training_rows};
+use super::oracle::{Guarantee, OracleKeys, gaussian_noise, release, training_rows};
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, Method, MethodEntry, parse_table};
 
@@ -102,6 +103,7 @@ impl Method for OpdiscConfig {
             "radius_sq": radius_sq,
             "epsilon_chi": certified_eps,
         });
-        release(ctx, &self.oracle, &answer, &rows, certified_eps, details)
+        let guarantee = Guarantee::Accounted(certified_eps);
+        release(ctx, &self.oracle, &answer, &rows, guarantee, details)
     }
 }

@@ -140,16 +140,33 @@ pub fn gaussian_noise(sigma: f64, k: usize, seed: u64) -> anyhow::Result<Vec<f64
     Ok((0..k).map(|_| normal.sample(&mut rng)).collect())
 }
 
-/// The cell's release from an oracle answer: the argmin when certified (ε = `epsilon`);
-/// otherwise nothing or the incumbent, with ε = ∞ either way (the guarantee needs the exact
-/// argmin, and whether a solve certifies depends on the data). An answer cut short by the
-/// wall-clock cap is an error: its outcome would depend on the machine.
+/// The privacy guarantee of a release whose argmin the solver proved exact (an answer it did
+/// not prove carries none: the guarantees need the exact argmin).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Guarantee {
+    /// ε a sound bound of this project's accountants certifies for what ran (OPDisc: the
+    /// χ-bound at the σ drawn), recorded as the cell's `epsilon_accounted`.
+    Accounted(f64),
+    /// ε a paper states for its calibration and no accountant here checks (RSPM: NRW18's σ).
+    /// It goes to the `epsilon_stated` detail and `epsilon_accounted` is ∞, rather than into
+    /// `epsilon_accounted` under a caveat: that column is every paper's `epsilon_certified` in
+    /// summaries, figures and reports, which must never show an ε nothing here accounted.
+    Stated(f64),
+    /// No guarantee (a non-private reference line).
+    None,
+}
+
+/// The cell's release from an oracle answer: the argmin when the solver proves it optimal
+/// (`solver_certified`), with `guarantee`; otherwise nothing or the incumbent, with ε = ∞
+/// either way (the guarantee needs the exact argmin, and whether a solve certifies depends on
+/// the data). An answer cut short by the wall-clock cap is an error: its outcome would depend
+/// on the machine.
 pub fn release(
     ctx: &Context<'_>,
     keys: &OracleKeys,
     answer: &Answer,
     rows: &Rows,
-    epsilon: f64,
+    guarantee: Guarantee,
     mut details: serde_json::Value,
 ) -> anyhow::Result<CellOutcome> {
     if let Status::WallCapReached { reason } = &answer.status {
@@ -161,8 +178,8 @@ pub fn release(
             keys.node_limit
         );
     }
-    let certified = answer.certified();
-    let released = certified || keys.on_uncertified == OnUncertified::Incumbent;
+    let solver_certified = answer.certified();
+    let released = solver_certified || keys.on_uncertified == OnUncertified::Incumbent;
     let w: Vec<f64> = if released {
         answer.w.iter().map(|&v| f64::from(v)).collect()
     } else {
@@ -182,7 +199,8 @@ pub fn release(
                 "incumbent_accuracy".into(),
                 json!(test_accuracy(ctx, &incumbent)),
             ),
-            ("certified".into(), json!(certified)),
+            // The solver proved optimality: a precondition of any guarantee, not one itself.
+            ("solver_certified".into(), json!(solver_certified)),
             ("released".into(), json!(released)),
             (
                 "status".into(),
@@ -199,10 +217,17 @@ pub fn release(
                 json!(answer.w.iter().map(|&v| i64::from(v * v)).sum::<i64>()),
             ),
         ]);
+        if let (true, Guarantee::Stated(eps)) = (solver_certified, guarantee) {
+            obj.insert("epsilon_stated".into(), json!(eps));
+        }
     }
+    let epsilon_accounted = match guarantee {
+        Guarantee::Accounted(eps) if solver_certified => eps,
+        _ => f64::INFINITY,
+    };
     Ok(CellOutcome {
         accuracy: test_accuracy(ctx, &w),
-        epsilon_accounted: if certified { epsilon } else { f64::INFINITY },
+        epsilon_accounted,
         details,
     })
 }

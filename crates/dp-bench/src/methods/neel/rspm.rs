@@ -3,15 +3,16 @@
 //! `e_{j+}(w) = 1[w_j = 1]`, `e_{j−}(w) = 1[w_j = −1]`, each weighted by its own N(0, σ²) draw,
 //! σ = 7√(m ln(1/δ))/ε, and the exact MIP oracle.
 //!
-//! The ε a certified cell records is the target: NRW18's theorem is not in this repository's
-//! sources, so unlike OPDisc's there is no independent check of its σ (`docs/reference/neel2019.md`
-//! §1.5: if its shift is 4 per coordinate, the χ-robust σ would be ≈ 1.45× larger).
+//! NRW18's theorem is not in this repository's sources, so unlike OPDisc's there is no
+//! accountant for its σ (`docs/reference/neel2019.md` §1.5: if its shift is 4 per coordinate,
+//! the χ-robust σ would be ≈ 1.45× larger). A cell whose solve the solver certified records the
+//! target as `epsilon_stated` (as stated by NRW18, not accounted) and `epsilon_accounted` = ∞.
 
 use dp_core::accounting::neel::rspm_sigma;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::oracle::{KEYS, OracleKeys, gaussian_noise, release, training_rows};
+use super::oracle::{Guarantee, KEYS, OracleKeys, gaussian_noise, release, training_rows};
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, Method, MethodEntry};
 
@@ -61,6 +62,7 @@ impl Method for RspmConfig {
         let eta = gaussian_noise(sigma, m, cell.seed)?;
         let answer = dp_mip::rspm(&rows, &eta, &self.oracle.options());
         let details = json!({ "noise": sigma, "separators": m, "calibration": "paper" });
-        release(ctx, &self.oracle, &answer, &rows, cell.epsilon, details)
+        let guarantee = Guarantee::Stated(cell.epsilon);
+        release(ctx, &self.oracle, &answer, &rows, guarantee, details)
     }
 }

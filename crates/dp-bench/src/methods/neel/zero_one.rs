@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::oracle::{OracleKeys, release, training_rows};
+use super::oracle::{Guarantee, OracleKeys, release, training_rows};
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, Method, MethodEntry, parse_table};
 
@@ -80,8 +80,6 @@ impl Method for ZeroOneConfig {
             &self.oracle.options(),
         );
         let details = json!({ "bound": self.grid.bound, "radius_sq": radius_sq });
-        let mut out = release(ctx, &self.oracle, &answer, &rows, f64::INFINITY, details)?;
-        out.epsilon_accounted = f64::INFINITY;
-        Ok(out)
+        release(ctx, &self.oracle, &answer, &rows, Guarantee::None, details)
     }
 }

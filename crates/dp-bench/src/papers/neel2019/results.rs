@@ -1,5 +1,6 @@
 //! One run's cells grouped per (method, ε) with what Figure 1 and its table need: mean and
-//! std of the released accuracy, the certified fraction with the ε of the certified runs,
+//! std of the released accuracy, how many runs the MIP solver proved optimal, the ε this
+//! project's accountants certify (accounted) apart from an ε a paper states that none checks,
 //! solver work and solve times. Methods are labelled from their tables in the run's
 //! `config.toml` copy (kind and calibration), not their names.
 
@@ -32,10 +33,11 @@ pub struct Row {
     pub std: f64,
     /// Runs.
     pub runs: usize,
-    /// Fraction of runs whose oracle certified the exact argmin (1 for methods without one).
-    pub certified: f64,
-    /// Runs whose oracle certified (all runs for methods without one).
-    pub certified_runs: usize,
+    /// Fraction of runs whose MIP solver proved the argmin optimal (NaN for methods without a
+    /// solver). A precondition of the MIP methods' guarantees, not a privacy guarantee.
+    pub solver_certified: f64,
+    /// Runs whose MIP solver proved optimality (0 without a solver).
+    pub solver_certified_runs: usize,
     /// Median branch-and-bound nodes of the oracle's solves (NaN without an oracle).
     pub median_nodes: f64,
     /// Median seconds of a run (the MIP solve for oracle methods, the cell's wall time else).
@@ -45,12 +47,16 @@ pub struct Row {
     /// Mean accuracy the oracle's answers would have had had every one been released,
     /// timeouts' incumbents included (no guarantee; NaN for methods without an oracle).
     pub incumbent_accuracy: f64,
-    /// Largest ε the project certifies over all runs (∞ as soon as one run has no guarantee:
-    /// the summary's column).
-    pub epsilon_certified: f64,
-    /// Largest ε over the runs that carry a guarantee (∞ when none does): read with
-    /// `certified`, what a reader of one certified release may rely on.
-    pub epsilon_of_certified: f64,
+    /// Largest ε this project's accountants certify over all runs (∞ as soon as one run has no
+    /// accounted guarantee): the summary's `epsilon_certified` column.
+    pub epsilon_accounted: f64,
+    /// Largest accounted ε over the runs that can carry a guarantee, the solver-certified runs
+    /// of a MIP method and every run of the others (∞ when none is accounted): read with
+    /// `solver_certified_runs`, what a reader of one release may rely on.
+    pub epsilon_accounted_solved: f64,
+    /// Largest ε a paper states for a method and no accountant here checks (RSPM: NRW18's),
+    /// over the solver-certified runs (NaN when nothing is stated).
+    pub epsilon_stated: f64,
     /// A deterministic non-private reference line (one run, ε-free).
     pub reference: bool,
 }
@@ -61,7 +67,7 @@ pub fn display(kind: &str, calibration: &str) -> String {
         ("opdisc", "chi") => "OPDisc (χ-certified σ)".into(),
         ("opdisc", "authors-code") => "OPDisc (authors' code σ/2: not private)".into(),
         ("opdisc", _) => "OPDisc (paper σ)".into(),
-        ("rspm", _) => "RSPM".into(),
+        ("rspm", _) => "RSPM (ε as stated by NRW18)".into(),
         ("opsamp", _) => "OPSamp (theory only)".into(),
         ("dpsgd", _) => "private LR (DP-SGD; best of grid)".into(),
         ("logreg_erm", _) => "non-private LR".into(),
@@ -89,6 +95,38 @@ fn median(xs: &[f64]) -> f64 {
 fn seconds(c: &CellRecord) -> f64 {
     let s = c.detail("solve_seconds");
     if s.is_finite() { s } else { c.wall_ms / 1e3 }
+}
+
+/// Whether the cell's MIP solver proved optimality; `None` for methods without a solver. Cells
+/// written before the detail was named `solver_certified` call it `certified`.
+fn solver_certified(c: &CellRecord) -> Option<bool> {
+    ["solver_certified", "certified"]
+        .iter()
+        .find_map(|k| c.details.get(*k))
+        .and_then(serde_json::Value::as_bool)
+}
+
+/// A run's privacy guarantee: accounted (∞: none) and stated but not accounted (NaN: none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Guarantee {
+    accounted: f64,
+    stated: f64,
+}
+
+/// The guarantee `c` records. RSPM cells written before NRW18's ε moved to the `epsilon_stated`
+/// detail recorded it as accounted: read as what it is, stated.
+fn guarantee(c: &CellRecord, kind: &str) -> Guarantee {
+    let stated = c.detail("epsilon_stated");
+    if kind == "rspm" && stated.is_nan() && c.epsilon_accounted.is_finite() {
+        return Guarantee {
+            accounted: f64::INFINITY,
+            stated: c.epsilon_accounted,
+        };
+    }
+    Guarantee {
+        accounted: c.epsilon_accounted,
+        stated,
+    }
 }
 
 /// The rows of the run in `dir`; `None` when it has no summary yet.
@@ -140,19 +178,30 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
             .get(&(method.clone(), epsilon.to_bits()))
             .map_or(&[][..], Vec::as_slice);
         let secs: Vec<f64> = group.iter().map(seconds).collect();
-        let certified_cells: Vec<&CellRecord> = group
+        let solver: Vec<Option<bool>> = group.iter().map(solver_certified).collect();
+        let has_solver = solver.iter().any(Option::is_some);
+        // The runs that can carry a guarantee: every run of a method without a solver.
+        let solved: Vec<Guarantee> = group
             .iter()
-            .filter(|c| c.details.get("certified").and_then(|v| v.as_bool()) != Some(false))
+            .zip(&solver)
+            .filter(|(_, s)| **s != Some(false))
+            .map(|(c, _)| guarantee(c, &kind))
             .collect();
-        let certified = if group.is_empty() {
+        let solver_certified_runs = if has_solver { solved.len() } else { 0 };
+        let solver_certified = if group.is_empty() || !has_solver {
             f64::NAN
         } else {
-            certified_cells.len() as f64 / group.len() as f64
+            solved.len() as f64 / group.len() as f64
         };
-        let epsilon_of_certified = certified_cells
+        let epsilon_accounted_solved = solved
             .iter()
-            .map(|c| c.epsilon_accounted)
+            .map(|g| g.accounted)
             .fold(f64::NEG_INFINITY, f64::max);
+        let epsilon_stated = solved
+            .iter()
+            .map(|g| g.stated)
+            .filter(|e| !e.is_nan())
+            .fold(f64::NAN, f64::max);
         let nodes: Vec<f64> = group.iter().map(|c| c.detail("nodes")).collect();
         let incumbents: Vec<f64> = group
             .iter()
@@ -164,6 +213,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
         } else {
             incumbents.iter().sum::<f64>() / incumbents.len() as f64
         };
+        let kind_is_rspm = kind == "rspm";
         rows.push(Row {
             incumbent_accuracy,
             method: display(&kind, &calibration),
@@ -175,18 +225,72 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
             mean_accuracy: t.num(i, "mean_accuracy")?,
             std: t.num(i, "std")?,
             runs: t.num(i, "trials")? as usize,
-            certified,
-            certified_runs: certified_cells.len(),
+            solver_certified,
+            solver_certified_runs,
             median_nodes: median(&nodes),
             median_seconds: median(&secs),
             seconds: secs,
-            epsilon_certified: t.num(i, "epsilon_certified")?,
-            epsilon_of_certified: if epsilon_of_certified.is_finite() {
-                epsilon_of_certified
+            // NRW18's ε is never accounted; summaries written before it moved to the
+            // `epsilon_stated` detail recorded it in this column.
+            epsilon_accounted: if kind_is_rspm {
+                f64::INFINITY
+            } else {
+                t.num(i, "epsilon_certified")?
+            },
+            epsilon_accounted_solved: if epsilon_accounted_solved.is_finite() {
+                epsilon_accounted_solved
             } else {
                 f64::INFINITY
             },
+            epsilon_stated,
         });
     }
     Ok(Some(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cell(kind: &str, epsilon_accounted: f64, details: serde_json::Value) -> CellRecord {
+        CellRecord {
+            method: kind.into(),
+            kind: kind.into(),
+            epsilon: 1.0,
+            delta: 1e-6,
+            trial: 0,
+            seed: 0,
+            accuracy: 60.0,
+            epsilon_accounted,
+            wall_ms: 1.0,
+            key: String::new(),
+            details,
+        }
+    }
+
+    #[test]
+    fn stated_epsilons_are_never_read_as_accounted() {
+        // Today's RSPM cell, and one written when NRW18's ε was recorded as accounted.
+        let new = cell(
+            "rspm",
+            f64::INFINITY,
+            json!({"solver_certified": true, "epsilon_stated": 1.0}),
+        );
+        let old = cell("rspm", 1.0, json!({"certified": true}));
+        for c in [&new, &old] {
+            assert_eq!(solver_certified(c), Some(true));
+            let g = guarantee(c, "rspm");
+            assert_eq!((g.accounted, g.stated), (f64::INFINITY, 1.0));
+        }
+        let opdisc = cell("opdisc", 1.2, json!({"solver_certified": false}));
+        assert_eq!(solver_certified(&opdisc), Some(false));
+        let g = guarantee(&opdisc, "opdisc");
+        assert!(g.accounted == 1.2 && g.stated.is_nan());
+        // No solver (OPSamp, DP-SGD): no solver status at all, not "certified".
+        assert_eq!(
+            solver_certified(&cell("opsamp", f64::INFINITY, json!({}))),
+            None
+        );
+    }
 }
