@@ -105,3 +105,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod wiring_tests;
