@@ -4,6 +4,8 @@
 //! real-sim, KDDCup99, Covertype, MNIST and the `make_classification` sets — as
 //! [`dp_core::features::FeatureMatrix`] with ±1 labels.
 //!
+//! - Each dataset is one [`DatasetEntry`] (raw files, parser, shape, split) in the table
+//!   [`datasets::DATASETS`]; a [`DatasetId`] is a handle to one.
 //! - Raw files come from the cache, a mirror (`DPBENCH_DATA_MIRROR`) or their canonical URL,
 //!   and are sha256-verified before first use ([`fetch`](mod@fetch)).
 //! - Parsed datasets are cached in a binary format keyed by the raw hashes and the recipe
@@ -20,6 +22,8 @@
 pub mod cache;
 pub mod config;
 pub mod dataset;
+pub mod datasets;
+pub mod entry;
 pub mod error;
 pub mod fetch;
 pub mod load;
@@ -33,15 +37,16 @@ use std::path::PathBuf;
 
 pub use config::{DataConfig, Mirror};
 pub use dataset::{Dataset, Preprocess, Split};
+pub use entry::{Build, DatasetEntry, Sources};
 pub use error::{DataError, Result};
 pub use load::DatasetInfo;
-pub use registry::{DatasetId, DatasetSpec, RawFile};
+pub use registry::{DatasetId, RawFile};
 pub use split::SplitRule;
 pub use synthetic::MakeClassification;
 
 /// All registered datasets, in listing order.
 pub fn list() -> &'static [DatasetId] {
-    &registry::ALL
+    datasets::DATASETS
 }
 
 /// Loads `name` with `pre` applied, configured from the environment ([`DataConfig::from_env`]).

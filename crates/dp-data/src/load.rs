@@ -1,20 +1,18 @@
 //! From a registry name to a (cached) [`Dataset`], a [`Split`] or a [`DatasetInfo`].
 
 use std::collections::BTreeMap;
-use std::io::BufReader;
 use std::path::PathBuf;
 
 use dp_core::features::FeatureMatrix;
-use flate2::read::MultiGzDecoder;
 use serde::Serialize;
 use serde_json::json;
 
 use crate::cache;
 use crate::config::DataConfig;
-use crate::dataset::{Dataset, IYENGAR_SEED, Preprocess, Split};
+use crate::dataset::{Dataset, Preprocess, Split};
+use crate::entry::{Build, Sources};
 use crate::error::{DataError, Result};
-use crate::fetch::{Fetched, bunzip2, gunzip, obtain};
-use crate::parse::{adult, adult_neel, covertype, gisette, idx, kddcup, rcv1, realsim, svmlight};
+use crate::fetch::{Fetched, obtain};
 use crate::registry::DatasetId;
 use crate::split::SplitRule;
 use crate::synthetic::MakeClassification;
@@ -58,49 +56,17 @@ pub struct DatasetInfo {
 
 /// Generator parameters of a synthetic dataset.
 pub fn generator(id: DatasetId) -> Option<MakeClassification> {
-    match id {
-        DatasetId::SyntheticL => Some(MakeClassification::synthetic_l()),
-        DatasetId::SyntheticH => Some(MakeClassification::synthetic_h()),
-        DatasetId::SyntheticH2000 => Some(MakeClassification::synthetic_h_2000()),
-        _ => None,
-    }
-}
-
-/// a1a's feature count: LIBSVM's page says 123 (the largest index in the files is 119).
-const A1A_FEATURES: usize = 123;
-
-/// All of MNIST, no validation images dropped.
-fn mnist_full() -> idx::MnistLayout {
-    idx::MnistLayout {
-        validation: 0,
-        ..idx::MnistLayout::default()
+    match id.spec().build {
+        Build::Generate(params) => Some(params()),
+        Build::Parse { .. } => None,
     }
 }
 
 /// The dataset-specific recipe: everything besides the raw bytes that determines the output.
 fn recipe(id: DatasetId) -> serde_json::Value {
-    match id {
-        DatasetId::Adult | DatasetId::Gisette => json!(null),
-        DatasetId::AdultIyengar => json!(adult::Records::IyengarScript),
-        DatasetId::AdultNeel => json!({"balance_seed": adult_neel::NEEL_SEED}),
-        DatasetId::Rcv1 => json!(rcv1::Rcv1Subset::default()),
-        DatasetId::RealSim | DatasetId::RealSimIyengar => json!(realsim_values(id)),
-        DatasetId::KddCup99 => json!(kddcup::KddSample::default()),
-        DatasetId::Covertype => json!(covertype::CovertypeLayout::default()),
-        DatasetId::Mnist => json!(idx::MnistLayout::default()),
-        DatasetId::MnistFull => json!(mnist_full()),
-        DatasetId::A1a => json!({"n_features": A1A_FEATURES}),
-        DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
-            json!(generator(id))
-        }
-    }
-}
-
-/// Which values the real-sim rows carry.
-fn realsim_values(id: DatasetId) -> realsim::Values {
-    match id {
-        DatasetId::RealSimIyengar => realsim::Values::IyengarScript { seed: IYENGAR_SEED },
-        _ => realsim::Values::File,
+    match id.spec().build {
+        Build::Generate(params) => json!(params()),
+        Build::Parse { recipe, .. } => recipe(),
     }
 }
 
@@ -123,28 +89,7 @@ pub fn cache_key(id: DatasetId) -> String {
 
 /// Rows and columns the real files must produce (a guard against format drift).
 pub fn expected_shape(id: DatasetId) -> (usize, usize) {
-    match id {
-        DatasetId::Adult => (45_222, 104),
-        DatasetId::AdultIyengar => (45_220, 104),
-        DatasetId::AdultNeel => (15_682, 23),
-        DatasetId::Gisette => (6_000, 5_000),
-        DatasetId::Rcv1 => (50_000, rcv1::N_FEATURES),
-        DatasetId::RealSim | DatasetId::RealSimIyengar => (realsim::N_ROWS, realsim::N_FEATURES),
-        DatasetId::Covertype => (581_012, covertype::N_FEATURES),
-        // 38 numeric columns + the 75 categories the seeded sample hits.
-        DatasetId::KddCup99 => (70_000, 113),
-        DatasetId::Mnist => (65_000, 784),
-        DatasetId::MnistFull => (70_000, 784),
-        DatasetId::A1a => (32_561, A1A_FEATURES),
-        DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
-            let g = generator(id).expect("synthetic");
-            (g.n_samples, g.n_features)
-        }
-    }
-}
-
-fn gz_reader(f: &Fetched) -> BufReader<MultiGzDecoder<&[u8]>> {
-    BufReader::with_capacity(1 << 20, MultiGzDecoder::new(&f.bytes[..]))
+    id.spec().shape
 }
 
 impl DataConfig {
@@ -207,52 +152,9 @@ impl DataConfig {
     }
 
     fn build(&self, id: DatasetId) -> Result<Dataset> {
-        if let Some(g) = generator(id) {
-            return g.dataset(id.name());
-        }
-        let f = self.fetch_raw(id)?;
-        let gz = |i: usize| gunzip(&f[i].bytes, id.spec().files[i].name);
-        match id {
-            DatasetId::Adult => adult::parse(&f[0].bytes, &f[1].bytes, adult::Records::Complete),
-            DatasetId::AdultIyengar => {
-                adult::parse(&f[0].bytes, &f[1].bytes, adult::Records::IyengarScript)
-            }
-            DatasetId::AdultNeel => adult_neel::parse(&f[0].bytes),
-            DatasetId::Gisette => gisette::parse(&f[0].bytes, &f[1].bytes),
-            DatasetId::Rcv1 => {
-                let names = id.spec().files.iter().map(|r| r.name);
-                let vectors = names
-                    .zip(&f)
-                    .take(5)
-                    .map(|(n, fe)| (n, gz_reader(fe)))
-                    .collect();
-                rcv1::parse(vectors, gz_reader(&f[5]), &rcv1::Rcv1Subset::default())
-            }
-            DatasetId::RealSim | DatasetId::RealSimIyengar => {
-                let name = id.spec().files[0].name;
-                let text = bunzip2(&f[0].bytes, name)?;
-                realsim::parse(&text, name, realsim::N_FEATURES, realsim_values(id))
-            }
-            DatasetId::KddCup99 => kddcup::parse(&gz(0)?, &kddcup::KddSample::default()),
-            DatasetId::Covertype => {
-                covertype::parse(&gz(0)?, &covertype::CovertypeLayout::default())
-            }
-            DatasetId::Mnist => idx::parse(
-                &gz(0)?,
-                &gz(1)?,
-                &gz(2)?,
-                &gz(3)?,
-                &idx::MnistLayout::default(),
-            ),
-            DatasetId::MnistFull => idx::parse(&gz(0)?, &gz(1)?, &gz(2)?, &gz(3)?, &mnist_full()),
-            DatasetId::A1a => {
-                let train = svmlight::parse(&f[0].bytes, "a1a.t", A1A_FEATURES)?;
-                let test = svmlight::parse(&f[1].bytes, "a1a", A1A_FEATURES)?;
-                train.concat(test, id.name())
-            }
-            DatasetId::SyntheticL | DatasetId::SyntheticH | DatasetId::SyntheticH2000 => {
-                unreachable!("generated above")
-            }
+        match id.spec().build {
+            Build::Generate(params) => params().dataset(id.name()),
+            Build::Parse { parse, .. } => parse(&Sources::new(id.spec(), &self.fetch_raw(id)?)),
         }
     }
 
@@ -297,11 +199,11 @@ impl DataConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::ALL;
+    use crate::datasets::DATASETS;
 
     #[test]
     fn cache_keys_differ_per_dataset_and_pin_hashes() {
-        let keys: Vec<String> = ALL.iter().map(|&d| cache_key(d)).collect();
+        let keys: Vec<String> = DATASETS.iter().map(|&d| cache_key(d)).collect();
         for (i, a) in keys.iter().enumerate() {
             for b in &keys[i + 1..] {
                 assert_ne!(a, b);
