@@ -1,4 +1,5 @@
-//! The mechanism contract (`dp_core::learn::Mechanism`), run against every mechanism: the same
+//! The mechanism contract (`dp_core::learn::Mechanism`), run against every dp-core mechanism (dp-bench's
+//! `tests/mechanism_contract.rs` runs every method kind of its table): the same
 //! seed gives the same θ and another seed another θ; a mechanism calibrated to a target is
 //! certified at most that ε by a fresh accountant composing its event; invalid parameters are
 //! refused at construction, naming the parameter.

@@ -44,12 +44,8 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// ε at the config's δ that a fresh RDP accountant certifies for `event`.
-    pub fn epsilon_accounted(&self, event: &Event) -> anyhow::Result<f64> {
-        Ok(epsilon_of(self.rdp.fresh(), event, self.cfg.delta)?)
-    }
-
-    /// The tightest ε at the config's δ this project can certify for `event`: the smaller of
+    /// A cell's `epsilon_accounted`, the one meaning it has for every method: the tightest ε
+    /// at the config's δ this project can certify for `event`, the smaller of
     /// the RDP and PLD accountants' bounds (both valid; RDP alone where PLD does not apply);
     /// ∞ for a release without guarantee. A single Gaussian, whose RDP conversion
     /// is loose, is certified close to its exact (analytic) ε this way.

@@ -113,7 +113,7 @@ impl Method for Alg1Config {
         let (theta, report) = mech.fit(&ctx.train, cell.seed)?;
         Ok(CellOutcome {
             accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: ctx.epsilon_accounted(&mech.event())?,
+            epsilon_accounted: ctx.certify(&mech.event())?,
             details: serde_json::json!({
                 "noise": mech.sigma(),
                 "lambda": mech.lambda(),

@@ -290,7 +290,7 @@ impl DpsgdConfig {
         let (z, _, steps, ref event) = z_of[&b];
         Ok(CellOutcome {
             accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: ctx.epsilon_accounted(event)?,
+            epsilon_accounted: ctx.certify(event)?,
             details: serde_json::json!({
                 "noise": z,
                 "runs": sel.runs,
@@ -368,7 +368,7 @@ impl Method for DpsgdConfig {
         Ok(CellOutcome {
             // K = 0: private selection releases nothing; the model stays at θ₀ = 0.
             accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: ctx.epsilon_accounted(&event)?,
+            epsilon_accounted: ctx.certify(&event)?,
             details: serde_json::json!({
                 "noise": z,
                 "runs": selected.runs,
