@@ -220,6 +220,16 @@ pub fn scores(c: &CellRecord) -> Vec<(f64, f64)> {
         .unwrap_or_default()
 }
 
+/// How a method was run, in words for tables and figures (`None`: not applicable, e.g. a
+/// non-private reference has no calibration).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Protocol {
+    /// Noise calibration: `paper` (as the paper's code computes it) or `certified`.
+    pub calibration: Option<&'static str>,
+    /// Hyperparameter tuning: `dishonest` (best of grid, cost ignored) or `honest`.
+    pub tuning: Option<&'static str>,
+}
+
 /// A method of the grid.
 pub trait Method: Send + Sync + Debug {
     /// The `kind` of its table.
@@ -233,8 +243,9 @@ pub trait Method: Send + Sync + Debug {
 
     /// Trials of one (method, ε) to one summary value; most methods average what each trial
     /// released.
-    fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
-        Aggregate::per_trial(cells)
+    /// An error when a stored cell cannot be read back as the method's outcome.
+    fn aggregate(&self, cells: &[&CellRecord]) -> anyhow::Result<Aggregate> {
+        Ok(Aggregate::per_trial(cells))
     }
 
     /// Whether the method honours `dataset.one_vs_all = true`: one binary problem per class of
@@ -243,6 +254,11 @@ pub trait Method: Send + Sync + Debug {
     /// silently trained on one class's labels.
     fn one_vs_all(&self) -> bool {
         false
+    }
+
+    /// Its calibration and tuning, for tables that label rows by them rather than by name.
+    fn protocol(&self) -> Protocol {
+        Protocol::default()
     }
 
     /// Whether the method is a deterministic, non-private reference line (a non-private

@@ -221,7 +221,7 @@ pub fn finish(
     cells: &[CellRecord],
     dataset_label: &str,
 ) -> anyhow::Result<()> {
-    let rows = summary::summarize(cfg, cells);
+    let rows = summary::summarize(cfg, cells)?;
     summary::write(dir, &rows)?;
     report::accuracy_figure(cfg, &rows, dataset_label).save(&dir.join("accuracy"))
 }

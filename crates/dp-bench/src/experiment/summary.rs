@@ -7,6 +7,9 @@ use super::config::Config;
 use super::grid::expand;
 use super::record::CellRecord;
 use super::store::write_text_atomic;
+use anyhow::Context as _;
+
+use crate::figures::csv::Table;
 use crate::quoting::field as csv_field;
 use crate::quoting::md_cell;
 
@@ -63,7 +66,7 @@ pub fn mean_ci95(xs: &[f64]) -> (f64, f64) {
 /// released). Only cells of the config's own cell set count (same key, so the same
 /// parameters, dataset, δ, seed and trial range): cells of an earlier version of the config
 /// are left out, and so a summary never reports more trials than the config has.
-pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
+pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> anyhow::Result<Vec<SummaryRow>> {
     let current: HashSet<String> = expand(cfg).iter().map(|c| c.key()).collect();
     let mut groups: BTreeMap<(String, u64), Vec<&CellRecord>> = BTreeMap::new();
     for r in rows {
@@ -76,7 +79,7 @@ pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
     }
     let mut out = Vec::new();
     for ((method, eps_bits), cells) in groups {
-        let agg = cfg.methods[&method].method.aggregate(&cells);
+        let agg = cfg.methods[&method].method.aggregate(&cells)?;
         let (mean, ci) = mean_ci95(&agg.accuracies);
         let certified = agg.epsilon_certified.unwrap_or_else(|| {
             cells
@@ -101,7 +104,31 @@ pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> Vec<SummaryRow> {
             .cmp(&b.method)
             .then(a.epsilon.total_cmp(&b.epsilon))
     });
-    out
+    Ok(out)
+}
+
+/// Reads a `summary.csv` as [`write`] writes it, every column typed; a file from before the
+/// `std`, `chosen` and `epsilon_certified` columns reads them as NaN, none and NaN. The
+/// learning-rate column was never written: `chosen_lr` is NaN.
+pub fn read(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
+    let t = Table::read(path)?;
+    (0..t.rows.len())
+        .map(|i| {
+            let chosen = t.text(i, "chosen").unwrap_or("");
+            Ok(SummaryRow {
+                method: t.text(i, "method")?.to_string(),
+                epsilon: t.num(i, "epsilon")?,
+                mean_accuracy: t.num(i, "mean_accuracy")?,
+                ci95: t.num(i, "ci95")?,
+                trials: t.num(i, "trials")? as usize,
+                chosen_lr: f64::NAN,
+                std: t.num(i, "std").unwrap_or(f64::NAN),
+                chosen: (!chosen.is_empty()).then(|| chosen.to_string()),
+                epsilon_certified: t.num(i, "epsilon_certified").unwrap_or(f64::NAN),
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(|| format!("cannot parse {}", path.display()))
 }
 
 /// Writes `summary.csv` and `summary.md` atomically.

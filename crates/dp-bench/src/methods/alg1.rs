@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::audited::{Audited, Fixed};
 use super::{
-    CellOutcome, Context, LossKind, Method, MethodEntry, param_error, parse_table,
+    CellOutcome, Context, LossKind, Method, MethodEntry, Protocol, param_error, parse_table,
     public_row_norm_bound, test_accuracy,
 };
 use crate::experiment::grid::Cell;
@@ -93,6 +93,13 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
 }
 
 impl Method for Alg1Config {
+    fn protocol(&self) -> Protocol {
+        Protocol {
+            calibration: Some("certified"),
+            tuning: None,
+        }
+    }
+
     fn kind(&self) -> &'static str {
         ENTRY.kind
     }

@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::audited::{Audited, Fixed};
 use super::{
-    Aggregate, CellOutcome, Context, LossKind, Method, MethodEntry, OptimizerKind, param_error,
-    parse_table, test_accuracy,
+    Aggregate, CellOutcome, Context, LossKind, Method, MethodEntry, OptimizerKind, Protocol,
+    param_error, parse_table, test_accuracy,
 };
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
@@ -36,6 +36,16 @@ pub enum Tuning {
     Dishonest,
     /// Papernot–Steinke private selection with K ~ Poisson(μ); cost accounted.
     Honest,
+}
+
+impl Tuning {
+    /// Its name in configs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tuning::Dishonest => "dishonest",
+            Tuning::Honest => "honest",
+        }
+    }
 }
 
 /// Where honest tuning's K runs take their learning rates.
@@ -313,6 +323,13 @@ impl DpsgdConfig {
 }
 
 impl Method for DpsgdConfig {
+    fn protocol(&self) -> Protocol {
+        Protocol {
+            calibration: Some("certified"),
+            tuning: Some(self.tuning.name()),
+        }
+    }
+
     fn kind(&self) -> &'static str {
         ENTRY.kind
     }
@@ -403,8 +420,8 @@ impl Method for DpsgdConfig {
         })
     }
 
-    fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
-        match self.tuning {
+    fn aggregate(&self, cells: &[&CellRecord]) -> anyhow::Result<Aggregate> {
+        Ok(match self.tuning {
             Tuning::Dishonest if self.is_grid() => {
                 let mut agg = Aggregate::best_mean_over_candidates(cells);
                 let grid = self.grid();
@@ -416,7 +433,7 @@ impl Method for DpsgdConfig {
             }
             Tuning::Dishonest => Aggregate::best_mean_over_candidates(cells),
             Tuning::Honest => Aggregate::per_trial(cells),
-        }
+        })
     }
 }
 

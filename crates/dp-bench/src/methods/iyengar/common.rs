@@ -1,7 +1,6 @@
 //! The machinery every Iyengar et al. method shares: the common config keys, the [`Grid`] an
 //! algorithm describes itself by, and the one [`Method`] that runs any grid.
 
-use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use anyhow::Context as _;
@@ -12,12 +11,13 @@ use dp_core::learn::{GlmData, Mechanism, accuracy_random_ties, multiclass_accura
 use dp_core::seed::derive_seed;
 use serde::{Deserialize, Serialize};
 
+use super::sweep::{Sweep, finite};
 use super::{descent, honest};
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
 use crate::methods::dpsgd::Tuning;
 use crate::methods::row_clip::{ClippedData, RowClip};
-use crate::methods::{Aggregate, CellOutcome, Context, LossKind, Method, parse_table};
+use crate::methods::{Aggregate, CellOutcome, Context, LossKind, Method, Protocol, parse_table};
 
 /// Keys every Iyengar et al. method takes besides its grid.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -381,10 +381,11 @@ fn dishonest_cell<G: Grid>(
     let n = ctx.train.n();
     let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
     let points = m.grid.points(n, cell.epsilon);
-    let mut acc = Vec::with_capacity(points.len());
-    let mut eps = Vec::with_capacity(points.len());
-    let mut noise = Vec::with_capacity(points.len());
-    let mut refused = BTreeMap::new();
+    let mut sweep = Sweep {
+        n_train: n,
+        points: points.len(),
+        ..Sweep::default()
+    };
     // Each ε starts at its own place in the grid, so that cells of one trial at different ε
     // running at once compute different shared descents instead of waiting on the same one.
     let k = ctx.cfg.epsilons.len().max(1);
@@ -402,54 +403,35 @@ fn dishonest_cell<G: Grid>(
         scored[i] = Some(run_point(m, ctx, &points[i], target, seed, Some(at))?);
     }
     for (i, s) in scored.into_iter().flatten().enumerate() {
-        acc.push(s.accuracy);
-        eps.push(finite_or_null(s.epsilon));
-        noise.push(finite_or_null(s.noise));
+        sweep.acc.push(finite(s.accuracy));
+        sweep.eps.push(finite(s.epsilon));
+        sweep.noise.push(finite(s.noise));
         if let Some(why) = s.refused {
-            refused.insert(i.to_string(), why);
+            sweep.refused.insert(i.to_string(), why);
         }
     }
     // The cell's own numbers: its best point (what this trial alone would report).
+    let acc: Vec<f64> = sweep.acc.iter().map(|a| a.unwrap_or(f64::NAN)).collect();
     let best = (0..acc.len())
         .max_by(|&a, &b| acc[a].total_cmp(&acc[b]))
         .unwrap_or(0);
-    let best_eps = eps.get(best).and_then(serde_json::Value::as_f64).unwrap_or(
-        if refused.contains_key(&best.to_string()) {
-            0.0
-        } else {
-            f64::INFINITY
-        },
-    );
     Ok(CellOutcome {
         accuracy: acc.get(best).copied().unwrap_or(f64::NAN),
-        epsilon_accounted: best_eps,
-        details: serde_json::json!({
-            "n_train": n,
-            "points": points.len(),
-            "acc": acc,
-            "eps": eps,
-            "noise": noise,
-            "refused": refused,
-        }),
+        epsilon_accounted: sweep.epsilon(best),
+        details: sweep.to_details(),
     })
-}
-
-/// Per-point values of a dishonest cell (`None` where absent).
-fn column(c: &CellRecord, key: &str) -> Vec<Option<f64>> {
-    c.details
-        .get(key)
-        .and_then(serde_json::Value::as_array)
-        .map(|v| v.iter().map(serde_json::Value::as_f64).collect())
-        .unwrap_or_default()
 }
 
 impl<G: Grid> GridMethod<G> {
     /// The paper's report: the point with the best mean accuracy over trials.
-    fn best_point(&self, cells: &[&CellRecord]) -> Aggregate {
-        let accs: Vec<Vec<Option<f64>>> = cells.iter().map(|c| column(c, "acc")).collect();
-        let len = accs.iter().map(Vec::len).min().unwrap_or(0);
+    fn best_point(&self, cells: &[&CellRecord]) -> anyhow::Result<Aggregate> {
+        let sweeps: Vec<Sweep> = cells
+            .iter()
+            .map(|c| Sweep::of(c))
+            .collect::<anyhow::Result<_>>()?;
+        let len = sweeps.iter().map(|s| s.acc.len()).min().unwrap_or(0);
         let mean = |i: usize| -> Option<f64> {
-            let v: Option<Vec<f64>> = accs.iter().map(|a| a[i]).collect();
+            let v: Option<Vec<f64>> = sweeps.iter().map(|s| s.acc[i]).collect();
             v.map(|v| v.iter().sum::<f64>() / v.len() as f64)
         };
         let best = (0..len).filter_map(|i| mean(i).map(|m| (i, m))).fold(
@@ -460,41 +442,41 @@ impl<G: Grid> GridMethod<G> {
             },
         );
         let Some((i, _)) = best else {
-            return Aggregate::per_trial(cells);
+            return Ok(Aggregate::per_trial(cells));
         };
-        let eps = cells
-            .iter()
-            .map(|c| {
-                let refused = c
-                    .details
-                    .get("refused")
-                    .and_then(|r| r.get(i.to_string()))
-                    .is_some();
-                match column(c, "eps").get(i).copied().flatten() {
-                    Some(e) => e,
-                    None if refused => 0.0,
-                    None => f64::INFINITY,
-                }
-            })
-            .fold(0.0, f64::max);
-        let label = cells
-            .first()
-            .and_then(|c| {
-                let n = c.details.get("n_train")?.as_u64()? as usize;
-                let pts = self.grid.points(n, c.epsilon);
-                pts.get(i).map(|p| self.grid.label(p))
-            })
-            .unwrap_or_else(|| format!("point={i}"));
-        Aggregate {
-            accuracies: accs.iter().map(|a| a[i].unwrap_or(f64::NAN)).collect(),
+        let eps = sweeps.iter().map(|s| s.epsilon(i)).fold(0.0, f64::max);
+        let label = match (sweeps.first(), cells.first()) {
+            (Some(s), Some(c)) => self
+                .grid
+                .points(s.n_train, c.epsilon)
+                .get(i)
+                .map(|p| self.grid.label(p)),
+            _ => None,
+        }
+        .unwrap_or_else(|| format!("point={i}"));
+        Ok(Aggregate {
+            accuracies: sweeps
+                .iter()
+                .map(|s| s.acc[i].unwrap_or(f64::NAN))
+                .collect(),
             chosen: Some(i as f64),
             label: Some(label),
             epsilon_certified: Some(eps),
-        }
+        })
     }
 }
 
 impl<G: Grid> Method for GridMethod<G> {
+    fn protocol(&self) -> Protocol {
+        Protocol {
+            calibration: Some(match self.common.calibration {
+                Calibration::Paper => "paper",
+                Calibration::Certified => "certified",
+            }),
+            tuning: Some(self.common.tuning.name()),
+        }
+    }
+
     /// Trains one binary problem per class (Iyengar et al.'s multi-class protocol).
     fn one_vs_all(&self) -> bool {
         true
@@ -533,10 +515,10 @@ impl<G: Grid> Method for GridMethod<G> {
         u32::from(G::DESCENT.is_some())
     }
 
-    fn aggregate(&self, cells: &[&CellRecord]) -> Aggregate {
+    fn aggregate(&self, cells: &[&CellRecord]) -> anyhow::Result<Aggregate> {
         match self.common.tuning {
             Tuning::Dishonest => self.best_point(cells),
-            Tuning::Honest => Aggregate::per_trial(cells),
+            Tuning::Honest => Ok(Aggregate::per_trial(cells)),
         }
     }
 }

@@ -17,6 +17,7 @@ mod honest;
 mod nonprivate;
 mod permutation;
 mod sgd;
+mod sweep;
 
 pub use amp::{AMP, AMP_HF};
 pub use frank_wolfe::PFW;

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::oracle::{Guarantee, OracleKeys, gaussian_noise, release, training_rows};
 use crate::experiment::grid::Cell;
-use crate::methods::{CellOutcome, Context, Method, MethodEntry, parse_table};
+use crate::methods::{CellOutcome, Context, Method, MethodEntry, Protocol, parse_table};
 
 /// The table entry.
 pub const OPDISC: MethodEntry = MethodEntry {
@@ -72,6 +72,17 @@ impl OpdiscConfig {
 }
 
 impl Method for OpdiscConfig {
+    fn protocol(&self) -> Protocol {
+        Protocol {
+            calibration: Some(match self.own.calibration {
+                NeelCalibration::Paper => "paper",
+                NeelCalibration::AuthorsCode => "authors-code",
+                NeelCalibration::Chi => "chi",
+            }),
+            tuning: None,
+        }
+    }
+
     fn kind(&self) -> &'static str {
         OPDISC.kind
     }

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::oracle::{Guarantee, KEYS, OracleKeys, gaussian_noise, release, training_rows};
 use crate::experiment::grid::Cell;
-use crate::methods::{CellOutcome, Context, Method, MethodEntry};
+use crate::methods::{CellOutcome, Context, Method, MethodEntry, Protocol};
 
 /// The table entry.
 pub const RSPM: MethodEntry = MethodEntry {
@@ -42,6 +42,14 @@ fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
 }
 
 impl Method for RspmConfig {
+    /// NRW18's σ, as stated.
+    fn protocol(&self) -> Protocol {
+        Protocol {
+            calibration: Some("paper"),
+            tuning: None,
+        }
+    }
+
     fn kind(&self) -> &'static str {
         RSPM.kind
     }

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::figures::csv::Table;
+use crate::experiment::config::Config;
+use crate::experiment::summary;
 
 /// One summary row of an Iyengar et al. run.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,41 +36,37 @@ pub struct Row {
 }
 
 /// Rows of `<dir>/summary.csv` for `dataset` and `loss`; `None` when the run has no summary.
+/// The summary and the config copy beside it are read through their types
+/// ([`summary::read`], [`Config::load`]); each row's algorithm, calibration and tuning come
+/// from its method ([`crate::methods::Method::protocol`]), not from its name.
 pub fn load(dir: &Path, dataset: &str, loss: &str) -> anyhow::Result<Option<Vec<Row>>> {
-    let summary = dir.join("summary.csv");
-    if !summary.exists() {
+    let path = dir.join("summary.csv");
+    if !path.exists() {
         return Ok(None);
     }
-    let cfg_path = dir.join("config.toml");
-    let cfg: toml::Table = std::fs::read_to_string(&cfg_path)
-        .with_context(|| format!("cannot read {}", cfg_path.display()))?
-        .parse()
-        .with_context(|| format!("cannot parse {}", cfg_path.display()))?;
-    let methods = cfg.get("methods").and_then(|m| m.as_table());
-    let field = |method: &str, key: &str| -> String {
-        methods
-            .and_then(|m| m.get(method))
-            .and_then(|m| m.get(key))
-            .and_then(|v| v.as_str())
-            .unwrap_or("-")
-            .to_string()
-    };
-    let t = Table::read(&summary)?;
+    let cfg = Config::load(&dir.join("config.toml"))?;
     let mut rows = Vec::new();
-    for i in 0..t.rows.len() {
-        let method = t.text(i, "method")?;
+    for r in summary::read(&path)? {
+        let spec = cfg.methods.get(&r.method).with_context(|| {
+            format!(
+                "{}: method {:?} is not in the config beside it; re-run the config",
+                path.display(),
+                r.method
+            )
+        })?;
+        let protocol = spec.method.protocol();
         rows.push(Row {
             dataset: dataset.to_string(),
             loss: loss.to_string(),
-            algorithm: field(method, "kind"),
-            calibration: field(method, "calibration"),
-            tuning: field(method, "tuning"),
-            epsilon: t.num(i, "epsilon")?,
-            mean_accuracy: t.num(i, "mean_accuracy")?,
-            std: t.num(i, "std")?,
-            trials: t.num(i, "trials")? as usize,
-            best_config: t.text(i, "chosen").unwrap_or("").to_string(),
-            epsilon_certified: t.num(i, "epsilon_certified").unwrap_or(f64::NAN),
+            algorithm: spec.kind.to_string(),
+            calibration: protocol.calibration.unwrap_or("-").to_string(),
+            tuning: protocol.tuning.unwrap_or("-").to_string(),
+            epsilon: r.epsilon,
+            mean_accuracy: r.mean_accuracy,
+            std: r.std,
+            trials: r.trials,
+            best_config: r.chosen.unwrap_or_default(),
+            epsilon_certified: r.epsilon_certified,
         });
     }
     Ok(Some(rows))

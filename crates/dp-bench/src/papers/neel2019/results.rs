@@ -2,16 +2,17 @@
 //! std of the released accuracy, how many runs the MIP solver proved optimal, the ε this
 //! project's accountants certify (accounted) apart from an ε a paper states that none checks,
 //! solver work and solve times. Methods are labelled from their tables in the run's
-//! `config.toml` copy (kind and calibration), not their names.
+//! `config.toml` copy, read as a `Config` (kind and `Method::protocol`), not their names.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::Context as _;
 
+use crate::experiment::config::Config;
 use crate::experiment::record::CellRecord;
 use crate::experiment::store::read_cells;
-use crate::figures::csv::Table;
+use crate::experiment::summary;
 
 /// One (method, ε) of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,24 +136,8 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
     if !summary.exists() {
         return Ok(None);
     }
-    let cfg_path = dir.join("config.toml");
-    let cfg: toml::Table = std::fs::read_to_string(&cfg_path)
-        .with_context(|| format!("cannot read {}", cfg_path.display()))?
-        .parse()
-        .with_context(|| format!("cannot parse {}", cfg_path.display()))?;
-    let field = |method: &str, key: &str| -> String {
-        cfg.get("methods")
-            .and_then(|m| m.get(method))
-            .and_then(|m| m.get(key))
-            .and_then(|v| v.as_str())
-            .unwrap_or("-")
-            .to_string()
-    };
-    let n = cfg
-        .get("dataset")
-        .and_then(|d| d.get("subsample"))
-        .and_then(|v| v.as_integer())
-        .map_or(15_682, |v| v as usize);
+    let cfg = Config::load(&dir.join("config.toml"))?;
+    let n = cfg.dataset.subsample.unwrap_or(15_682);
     let mut cells: BTreeMap<(String, u64), Vec<CellRecord>> = BTreeMap::new();
     for c in read_cells(dir)? {
         cells
@@ -160,20 +145,22 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
             .or_default()
             .push(c);
     }
-    let t = Table::read(&summary)?;
     let mut rows = Vec::new();
-    for i in 0..t.rows.len() {
-        let method = t.text(i, "method")?.to_string();
-        let epsilon = t.num(i, "epsilon")?;
-        let kind = field(&method, "kind");
+    for r in summary::read(&summary)? {
+        let (method, epsilon) = (r.method.clone(), r.epsilon);
+        let spec = cfg.methods.get(&method).with_context(|| {
+            format!(
+                "{}: method {method:?} is not in the config beside it; re-run the config",
+                summary.display()
+            )
+        })?;
+        let kind = spec.kind.to_string();
+        // Only the MIP learners' calibrations are columns of the paper's figure.
         let calibration = match kind.as_str() {
-            "opdisc" => match field(&method, "calibration").as_str() {
-                "-" => "paper".to_string(),
-                c => c.to_string(),
-            },
-            "rspm" => "paper".into(),
-            _ => "-".into(),
-        };
+            "opdisc" | "rspm" => spec.method.protocol().calibration.unwrap_or("paper"),
+            _ => "-",
+        }
+        .to_string();
         let group = cells
             .get(&(method.clone(), epsilon.to_bits()))
             .map_or(&[][..], Vec::as_slice);
@@ -222,9 +209,9 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
             calibration,
             epsilon,
             n,
-            mean_accuracy: t.num(i, "mean_accuracy")?,
-            std: t.num(i, "std")?,
-            runs: t.num(i, "trials")? as usize,
+            mean_accuracy: r.mean_accuracy,
+            std: r.std,
+            runs: r.trials,
             solver_certified,
             solver_certified_runs,
             median_nodes: median(&nodes),
@@ -235,7 +222,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
             epsilon_accounted: if kind_is_rspm {
                 f64::INFINITY
             } else {
-                t.num(i, "epsilon_certified")?
+                r.epsilon_certified
             },
             epsilon_accounted_solved: if epsilon_accounted_solved.is_finite() {
                 epsilon_accounted_solved

@@ -4,11 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 
 use crate::experiment::report::accuracy_panel;
 use crate::experiment::summary::SummaryRow;
-use crate::figures::csv::{LongCsv, Table};
+use crate::figures::csv::LongCsv;
 use crate::figures::{Outcome, save};
 use crate::plot::{Figure, Series};
 
@@ -51,25 +50,9 @@ pub struct DatasetResults {
     pub delta: Option<f64>,
 }
 
-/// Reads a `summary.csv` (`method,epsilon,mean_accuracy,ci95,trials`).
+/// Reads a `summary.csv` ([`crate::experiment::summary::read`]).
 pub fn read_summary(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
-    let t = Table::read(path)?;
-    (0..t.rows.len())
-        .map(|i| {
-            Ok(SummaryRow {
-                method: t.text(i, "method")?.to_string(),
-                epsilon: t.num(i, "epsilon")?,
-                mean_accuracy: t.num(i, "mean_accuracy")?,
-                ci95: t.num(i, "ci95")?,
-                trials: t.num(i, "trials")? as usize,
-                chosen_lr: f64::NAN,
-                std: f64::NAN,
-                chosen: None,
-                epsilon_certified: f64::NAN,
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()
-        .with_context(|| format!("cannot parse {}", path.display()))
+    crate::experiment::summary::read(path)
 }
 
 fn read_delta(dir: &Path) -> Option<f64> {
@@ -213,6 +196,7 @@ pub fn write(out: &Path, results: &Path) -> anyhow::Result<Outcome> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::figures::csv::Table;
 
     /// Writes a fake `results/<stem>/summary.csv` with the three methods at the given ε.
     pub(crate) fn fake_summary(
