@@ -2,11 +2,12 @@
 //! `tests/mechanism_contract.rs` runs every method kind of its table): the same
 //! seed gives the same θ and another seed another θ; a mechanism calibrated to a target is
 //! certified at most that ε by a fresh accountant composing its event; invalid parameters are
-//! refused at construction, naming the parameter.
+//! refused at construction, naming the parameter. DPareto's learners (`learn::avent`) too.
 
 use dp_core::DpError;
 use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
 use dp_core::accounting::{RdpAccountant, Selection, Target, calibrate, epsilon_of};
+use dp_core::learn::avent::{Hyper, Init, LinearLearner, LinearModel, Recipe};
 use dp_core::learn::synthetic::halfspace;
 use dp_core::learn::{
     Alg1Spec, Candidates, DpSgd, GlmData, GlmLoss, Mechanism, Optimizer, RepeatAndSelect,
@@ -166,4 +167,48 @@ fn honest_tuning_wrapper() {
         score,
     );
     assert_eq!(out_of_range(bad), "lr-min");
+}
+
+/// DPareto's logistic regression on λ = (3 epochs, lot 50, lr 0.05, clip 1, z) over n rows.
+fn avent(n: usize, z: f64) -> dp_core::Result<LinearLearner> {
+    let hyper = Hyper {
+        epochs: 3,
+        lot: 50,
+        lr: 0.05,
+        clip: 1.0,
+        noise_multiplier: z,
+    };
+    Ok(LinearLearner {
+        model: LinearModel::Logistic,
+        recipe: Recipe::new(hyper, n, Optimizer::sgd(0.05), Init::Code)?,
+    })
+}
+
+#[test]
+fn avent_learner() {
+    let (x, y) = halfspace(500, 4, 0.1, 4);
+    let data = GlmData::new(&x, &y).unwrap();
+    let rdp = RdpAccountant::new();
+    let target = Target::new(1.0, 1e-5).unwrap();
+    let bracket = dpsgd_bracket(0.1, 30, target).unwrap();
+    let z = calibrate(
+        || rdp.fresh(),
+        |z| Ok(avent(500, z)?.event()),
+        target,
+        bracket,
+    )
+    .unwrap();
+    contract(&avent(500, z).unwrap(), &data, target);
+    let good = *avent(500, 1.0).unwrap().recipe.hyper();
+    let refused = |h: Hyper| out_of_range(Recipe::new(h, 500, Optimizer::sgd(0.05), Init::Code));
+    assert_eq!(refused(Hyper { lot: 501, ..good }), "lot");
+    assert_eq!(refused(Hyper { clip: 0.0, ..good }), "clip");
+    assert_eq!(
+        refused(Hyper {
+            noise_multiplier: -1.0,
+            ..good
+        }),
+        "noise-multiplier"
+    );
+    assert_eq!(refused(Hyper { lr: 0.0, ..good }), "learning-rate");
 }

@@ -10,6 +10,7 @@ pub mod dpareto;
 pub mod oracle;
 pub mod output;
 pub mod points;
+pub mod privacy;
 pub mod runner;
 pub mod space;
 

@@ -4,17 +4,19 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use dp_core::accounting::rdp_curve::Conversion;
-use dp_core::accounting::subsampled_gaussian_wor;
+use dp_core::accounting::Event;
 use dp_core::features::FeatureMatrix;
-use dp_core::learn::avent::{DenseData, Hyper, Init, LinearModel, train_linear, train_mlp};
-use dp_core::learn::{GlmData, Optimizer};
+use dp_core::learn::avent::{
+    DenseData, DenseMechanism, Hyper, Init, LinearLearner, LinearModel, MlpLearner, Recipe,
+};
+use dp_core::learn::{GlmData, Mechanism, Optimizer};
 use dp_core::seed::derive_seed;
 use dp_data::{DataConfig, Dataset, DatasetId};
 use rayon::prelude::*;
 
-use super::config::{AccountantKind, InitKind, ModelKind, OptimizerKind, StudyConfig};
+use super::config::{InitKind, ModelKind, OptimizerKind, StudyConfig};
 use super::points::{Point, Source};
+use super::privacy::PrivacyOracle;
 use super::space::{DIM, to_hyper};
 
 /// A study's data with its fixed split: train rows first (capped by `max_train_rows`).
@@ -66,10 +68,38 @@ enum Views<'a> {
     Dense(DenseData<'a>, DenseData<'a>),
 }
 
+/// The learner a point trains: what runs and the event it is charged for, in one value.
+#[derive(Clone, Debug)]
+pub enum Learner {
+    /// Logistic regression or SVM on a1a.
+    Linear(LinearLearner),
+    /// An MLP on MNIST.
+    Mlp(MlpLearner),
+}
+
+impl Learner {
+    /// The privacy event of one training run.
+    pub fn event(&self) -> Event {
+        match self {
+            Learner::Linear(l) => Mechanism::event(l),
+            Learner::Mlp(l) => DenseMechanism::event(l),
+        }
+    }
+
+    /// How it trains (λ, n, optimiser, initialisation).
+    pub fn recipe(&self) -> &Recipe {
+        match self {
+            Learner::Linear(l) => &l.recipe,
+            Learner::Mlp(l) => l.recipe(),
+        }
+    }
+}
+
 /// Evaluates points of one study config on its data.
 pub struct Oracle<'a> {
     cfg: &'a StudyConfig,
     views: Views<'a>,
+    privacy: PrivacyOracle,
 }
 
 /// The row-major values of a dense matrix.
@@ -97,7 +127,12 @@ impl<'a> Oracle<'a> {
                 )
             }
         };
-        Ok(Oracle { cfg, views })
+        let privacy = PrivacyOracle::new(cfg.privacy.accountant, cfg.privacy.delta);
+        Ok(Oracle {
+            cfg,
+            views,
+            privacy,
+        })
     }
 
     /// Training rows n.
@@ -108,20 +143,41 @@ impl<'a> Oracle<'a> {
         }
     }
 
-    /// ε of `hyper` at the study's δ.
-    pub fn epsilon(&self, hyper: &Hyper) -> anyhow::Result<f64> {
-        let n = self.n();
-        let conversion = match self.cfg.privacy.accountant {
-            AccountantKind::Paper => Conversion::Classic,
-            AccountantKind::Improved => Conversion::Improved,
+    /// The learner of the study's model trained at `hyper` on the training rows.
+    pub fn learner(&self, hyper: &Hyper) -> anyhow::Result<Learner> {
+        let m = &self.cfg.model;
+        let opt = match m.optimizer {
+            OptimizerKind::Sgd => Optimizer::sgd(hyper.lr),
+            OptimizerKind::Adam => Optimizer::adam(hyper.lr),
         };
-        let (eps, _order) = subsampled_gaussian_wor::epsilon(
-            hyper.rate(n),
-            hyper.noise_multiplier,
-            hyper.steps(n),
-            self.cfg.privacy.delta,
-            conversion,
-        )?;
+        let init = match m.init {
+            InitKind::Code => Init::Code,
+            InitKind::Paper => Init::Paper,
+        };
+        let recipe = Recipe::new(*hyper, self.n(), opt, init)?;
+        Ok(match m.kind {
+            ModelKind::Logistic => Learner::Linear(LinearLearner {
+                model: LinearModel::Logistic,
+                recipe,
+            }),
+            ModelKind::Svm => Learner::Linear(LinearLearner {
+                model: LinearModel::Hinge,
+                recipe,
+            }),
+            ModelKind::Mlp1 => Learner::Mlp(MlpLearner::new(&[784, 1000, 10], recipe)?),
+            ModelKind::Mlp2 => Learner::Mlp(MlpLearner::new(&[784, 128, 64, 10], recipe)?),
+        })
+    }
+
+    /// The privacy oracle: the study's accountant at its δ.
+    pub fn privacy(&self) -> &PrivacyOracle {
+        &self.privacy
+    }
+
+    /// ε of `learner`'s event at the study's δ.
+    pub fn epsilon(&self, learner: &Learner) -> anyhow::Result<f64> {
+        let eps = self.privacy.epsilon(&learner.event())?;
+        let hyper = learner.recipe().hyper();
         // The points log stores ε as a JSON number, which +∞ is not.
         anyhow::ensure!(
             eps.is_finite(),
@@ -129,7 +185,7 @@ impl<'a> Oracle<'a> {
              (epsilon ~ steps/z^2 overflows a double); raise the lower end of the study's \
              noise_multiplier range",
             hyper.noise_multiplier,
-            hyper.steps(n)
+            hyper.steps(self.n())
         );
         Ok(eps)
     }
@@ -150,10 +206,12 @@ impl<'a> Oracle<'a> {
     pub fn evaluate(&self, index: usize, source: Source, x: [f64; DIM]) -> anyhow::Result<Point> {
         let start = Instant::now();
         let hyper = to_hyper(&x, self.n());
-        let epsilon = self.epsilon(&hyper)?;
+        // One value for what is accounted and what is trained.
+        let learner = self.learner(&hyper)?;
+        let epsilon = self.epsilon(&learner)?;
         let runs: Vec<(f64, bool)> = (0..self.cfg.replications)
             .into_par_iter()
-            .map(|r| self.train_once(&hyper, self.seed(source, index, r)))
+            .map(|r| self.train_once(&learner, self.seed(source, index, r)))
             .collect::<anyhow::Result<_>>()?;
         Ok(Point {
             index,
@@ -174,36 +232,21 @@ impl<'a> Oracle<'a> {
     }
 
     /// One training run: (test accuracy, diverged).
-    fn train_once(&self, hyper: &Hyper, seed: u64) -> anyhow::Result<(f64, bool)> {
-        let m = &self.cfg.model;
-        let opt = match m.optimizer {
-            OptimizerKind::Sgd => Optimizer::sgd(hyper.lr),
-            OptimizerKind::Adam => Optimizer::adam(hyper.lr),
-        };
-        let init = match m.init {
-            InitKind::Code => Init::Code,
-            InitKind::Paper => Init::Paper,
-        };
-        Ok(match (&self.views, m.kind) {
-            (Views::Linear(train, test), ModelKind::Logistic | ModelKind::Svm) => {
-                let model = if m.kind == ModelKind::Svm {
-                    LinearModel::Hinge
-                } else {
-                    LinearModel::Logistic
-                };
-                let run = train_linear(train, model, opt, hyper, init, seed)?;
+    fn train_once(&self, learner: &Learner, seed: u64) -> anyhow::Result<(f64, bool)> {
+        Ok(match (&self.views, learner) {
+            (Views::Linear(train, test), Learner::Linear(l)) => {
+                let run = l.train(train, seed)?;
                 (run.accuracy(test), run.diverged())
             }
-            (Views::Dense(train, test), ModelKind::Mlp1 | ModelKind::Mlp2) => {
-                let sizes: &[usize] = if m.kind == ModelKind::Mlp1 {
-                    &[784, 1000, 10]
-                } else {
-                    &[784, 128, 64, 10]
-                };
-                let run = train_mlp(train, sizes, opt, hyper, init, seed)?;
+            (Views::Dense(train, test), Learner::Mlp(l)) => {
+                let run = l.train(train, seed)?;
                 (run.accuracy(test), run.diverged())
             }
-            _ => unreachable!("views are built for the model kind"),
+            _ => unreachable!("views and learners are built for the model kind"),
         })
     }
 }
+
+#[cfg(test)]
+#[path = "oracle_tests.rs"]
+mod tests;

@@ -9,11 +9,15 @@
 //! Xavier-normal initialisation with magnitude 3 for weights *and* biases ([`Init::Code`]; the
 //! paper's θ₀ = 0 is [`Init::Paper`]); `T = round(epochs · round(n/m))` steps; training stops
 //! at the first non-finite loss or parameter but all `T` steps are still charged.
+//!
+//! [`LinearLearner`] and [`MlpLearner`] pair a run with its privacy [`crate::accounting::Event`]
+//! (module `learner`), which is what DPareto's privacy oracle accounts.
 
 pub mod bolton;
 mod dense;
 mod descent;
 mod hyper;
+mod learner;
 mod linear;
 mod lots;
 mod mlp;
@@ -22,6 +26,7 @@ pub mod svt;
 
 pub use dense::DenseData;
 pub use hyper::{Hyper, Init, round_half_even, steps};
+pub use learner::{AventReport, DenseMechanism, LinearLearner, MlpLearner, Recipe};
 pub use linear::{LinearModel, LinearRun, train_linear};
 pub use mlp::{Mlp, MlpRun, train_mlp};
 pub use noise::{add_mean_noise, xavier_normal};
