@@ -58,6 +58,10 @@ impl Context<'_> {
         if matches!(event, Event::NonPrivate) {
             return Ok(f64::INFINITY);
         }
+        // A single approximate-DP release (OPDisc's χ-bound at the cell's δ): its own (ε, δ₀).
+        if let Some(eps) = event.single_release_epsilon(delta) {
+            return Ok(eps);
+        }
         let mut key = serde_json::to_string(event)?;
         if delta != self.cfg.delta {
             key.push_str(&format!("@{delta:e}"));

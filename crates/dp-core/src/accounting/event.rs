@@ -137,6 +137,21 @@ pub enum Event {
 }
 
 impl Event {
+    /// The ε at `delta` of a single release known only to be (ε, δ₀)-DP with δ₀ > 0: ε when
+    /// δ ≥ δ₀ (a guarantee at δ₀ holds at every larger δ), ∞ when δ < δ₀ (nothing is known
+    /// there). `None` for any other event, which the accountants handle (they refuse to compose
+    /// approximate-DP events, whose composition needs more than their (ε, δ₀)).
+    pub fn single_release_epsilon(&self, delta: f64) -> Option<f64> {
+        match self {
+            Event::EpsilonDelta { epsilon, delta: d0 } if *d0 > 0.0 => Some(if delta >= *d0 {
+                *epsilon
+            } else {
+                f64::INFINITY
+            }),
+            _ => None,
+        }
+    }
+
     /// Checked `Gaussian` event: z > 0.
     pub fn gaussian(noise_multiplier: f64) -> Result<Event> {
         check_positive("noise-multiplier", noise_multiplier)?;
@@ -339,5 +354,22 @@ mod tests {
             s.contains("sampled_without_replacement") && s.contains("\"rate\":0.25"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn a_single_approximate_release_holds_at_its_delta_and_above_only() {
+        let e = Event::epsilon_delta(0.7, 1e-6).unwrap();
+        assert_eq!(e.single_release_epsilon(1e-6), Some(0.7));
+        assert_eq!(e.single_release_epsilon(1e-3), Some(0.7));
+        assert_eq!(e.single_release_epsilon(1e-7), Some(f64::INFINITY));
+        // Pure ε-DP and composed events are the accountants' (they compose them).
+        assert_eq!(
+            Event::epsilon_delta(0.7, 0.0)
+                .unwrap()
+                .single_release_epsilon(1e-6),
+            None
+        );
+        let two = Event::Composed(vec![e.clone(), e]);
+        assert_eq!(two.single_release_epsilon(1e-6), None);
     }
 }

@@ -8,6 +8,7 @@
 //! records as accounted the ε the χ-bound certifies for it, so the paper's and the authors'
 //! calibrations show their true cost.
 
+use dp_core::accounting::event::Event;
 use dp_core::accounting::neel::{NeelCalibration, opdisc_certified_epsilon, opdisc_sigma};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -114,7 +115,13 @@ impl Method for OpdiscConfig {
             "radius_sq": radius_sq,
             "epsilon_chi": certified_eps,
         });
-        let guarantee = Guarantee::Accounted(certified_eps);
+        // The χ-bound's ε at this σ and the cell's δ; ∞ (no bound found) is no guarantee.
+        let event = if certified_eps.is_finite() {
+            Event::epsilon_delta(certified_eps, delta)?
+        } else {
+            Event::NonPrivate
+        };
+        let guarantee = Guarantee::Accounted(event);
         release(ctx, &self.oracle, &answer, &rows, guarantee, details)
     }
 }

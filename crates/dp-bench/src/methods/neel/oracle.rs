@@ -2,6 +2,7 @@
 //! wall-clock safety net, what to release when a solve is not certified), the training rows
 //! aggregated for the MIP, and how an oracle answer becomes a cell's release.
 
+use dp_core::accounting::event::Event;
 use dp_mip::{Answer, OracleOptions, Rows, Status};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -142,11 +143,11 @@ pub fn gaussian_noise(sigma: f64, k: usize, seed: u64) -> anyhow::Result<Vec<f64
 
 /// The privacy guarantee of a release whose argmin the solver proved exact (an answer it did
 /// not prove carries none: the guarantees need the exact argmin).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Guarantee {
-    /// ε a sound bound of this project's accountants certifies for what ran (OPDisc: the
-    /// χ-bound at the σ drawn), recorded as the cell's `epsilon_accounted`.
-    Accounted(f64),
+    /// The event of what ran (OPDisc: the χ-bound's (ε, δ) at the σ drawn and the cell's δ),
+    /// which the accountants certify ([`Context::certify`]) into the cell's `epsilon_accounted`.
+    Accounted(Event),
     /// ε a paper states for its calibration and no accountant here checks (RSPM: NRW18's σ).
     /// It goes to the `epsilon_stated` detail and `epsilon_accounted` is ∞, rather than into
     /// `epsilon_accounted` under a caveat: that column is every paper's `epsilon_certified` in
@@ -217,14 +218,17 @@ pub fn release(
                 json!(answer.w.iter().map(|&v| i64::from(v * v)).sum::<i64>()),
             ),
         ]);
-        if let (true, Guarantee::Stated(eps)) = (solver_certified, guarantee) {
-            obj.insert("epsilon_stated".into(), json!(eps));
+        if let (true, Guarantee::Stated(eps)) = (solver_certified, &guarantee) {
+            obj.insert("epsilon_stated".into(), json!(*eps));
         }
     }
-    let epsilon_accounted = match guarantee {
-        Guarantee::Accounted(eps) if solver_certified => eps,
-        _ => f64::INFINITY,
+    // One place certifies every cell: the event of what was released, NonPrivate when the
+    // solver did not prove the argmin the guarantee needs.
+    let event = match guarantee {
+        Guarantee::Accounted(event) if solver_certified => event,
+        _ => Event::NonPrivate,
     };
+    let epsilon_accounted = ctx.certify(&event)?;
     Ok(CellOutcome {
         accuracy: test_accuracy(ctx, &w),
         epsilon_accounted,

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 use crate::experiment::report::accuracy_panel;
 use crate::experiment::summary::SummaryRow;
 use crate::figures::csv::LongCsv;
