@@ -148,3 +148,7 @@ pub fn cell<G: Grid>(
         }),
     })
 }
+
+#[cfg(test)]
+#[path = "honest_tests.rs"]
+mod tests;
