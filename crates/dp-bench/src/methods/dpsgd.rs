@@ -3,9 +3,8 @@
 //! (Papernot–Steinke private selection around the run, its cost accounted).
 
 use dp_core::accounting::event::Neighbours;
-use dp_core::accounting::private_selection::poisson_mean_for_tail;
 use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
-use dp_core::accounting::{Selection, Target, calibrate};
+use dp_core::accounting::{HonestTuning, Target, calibrate};
 use dp_core::error::ensure;
 use dp_core::learn::{
     Candidates, DpSgd, Mechanism, RepeatAndSelect, best_of, expected_batch, log_grid,
@@ -369,14 +368,15 @@ impl Method for DpsgdConfig {
                 (z, theta, sel, run(self.lr_min, z)?.event())
             }
             Tuning::Honest => {
-                let mu = poisson_mean_for_tail(u64::from(self.grid_size), self.tail_prob)?;
-                let selection = Selection::poisson(mu)?;
+                let honest = HonestTuning::poisson_tail(u64::from(self.grid_size), self.tail_prob)?;
                 let tuned = |z: f64| {
-                    RepeatAndSelect::new(selection, self.candidates(), move |lr| run(lr, z), score)
+                    let run = move |lr| run(lr, z);
+                    RepeatAndSelect::new(honest.selection, self.candidates(), run, score)
                 };
-                let event_of = |z: f64| Ok(tuned(z)?.event());
+                // The candidates share one event (checked by `tuned`): z is calibrated on it.
+                let base_of = |z: f64| Ok(tuned(z)?.base_event().clone());
                 let bracket = dpsgd_bracket(q, steps as u64, target)?;
-                let z = calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?;
+                let z = honest.calibrate_noise(|| ctx.rdp.fresh(), base_of, target, bracket)?;
                 let mech = tuned(z)?;
                 let (theta, sel) = mech.fit(&train, cell.seed)?;
                 (z, theta, sel, mech.event())

@@ -48,6 +48,55 @@ where
     search(f, target, start, lo, hi, Direction::Increasing)
 }
 
+/// Largest `x ∈ [lo, hi]` with `f(x) ≤ target`, for `f` non-decreasing in `x`, to a relative
+/// bracket: bisection at geometric means `√(lo·hi)` until `hi/lo ≤ 1 + rel`, returning the end
+/// that meets the target (`hi` itself when it does).
+///
+/// For maps too expensive for [`calibrate_increasing`]'s 1e-11 (each probe is a calibration of
+/// its own, as honest tuning's per-run target is): at most `log₂(ln(hi/lo)/ln(1 + rel)) + 2`
+/// probes. Every returned `x` was probed and met the target. Errors when `f(lo)` misses it,
+/// or when `f` returns NaN or fails; `f`'s error type only has to take a [`DpError`].
+pub fn calibrate_increasing_coarse<E, F>(
+    mut f: F,
+    target: f64,
+    lo: f64,
+    hi: f64,
+    rel: f64,
+) -> std::result::Result<f64, E>
+where
+    E: From<DpError>,
+    F: FnMut(f64) -> std::result::Result<f64, E>,
+{
+    if !(target.is_finite() && lo > 0.0 && lo <= hi && hi.is_finite() && rel > 0.0) {
+        return Err(DpError::Invalid(format!(
+            "coarse calibration needs finite target, 0 < lo <= hi finite and rel > 0 (target \
+             {target:e}, lo {lo:e}, hi {hi:e}, rel {rel:e})"
+        ))
+        .into());
+    }
+    // NaN compares false, so it counts as missing the target.
+    let mut ok = |x: f64| f(x).map(|v| v <= target);
+    if !ok(lo)? {
+        return Err(DpError::Calibration(format!(
+            "even the bracket's lower end {lo:e} misses the target {target:e}"
+        ))
+        .into());
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    if ok(hi)? {
+        return Ok(hi);
+    }
+    while hi / lo > 1.0 + rel {
+        let mid = (lo * hi).sqrt();
+        if ok(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
 /// A privacy target (ε, δ): the one argument order for targets everywhere. Its fields are
 /// private, so a `Target` can only be made by [`Target::new`] and is always valid: code that
 /// takes one need not check it again.
@@ -373,6 +422,32 @@ mod tests {
         assert!(x < 1e-200, "{x}");
         let x = calibrate_increasing(Ok, 5.0, 1.0, 0.0, 3.0).unwrap();
         assert_eq!(x, 3.0);
+    }
+
+    #[test]
+    fn coarse_keeps_the_safe_end_to_the_relative_bracket() {
+        // f(x) = x², target 2: the answer is within 2% below √2 and meets the target.
+        for rel in [0.02, 1e-6] {
+            let x: f64 =
+                calibrate_increasing_coarse::<DpError, _>(|x| Ok(x * x), 2.0, 1e-4, 10.0, rel)
+                    .unwrap();
+            assert!(x * x <= 2.0, "{x}");
+            assert!(x * (1.0 + rel) >= 2f64.sqrt(), "{x} not within {rel}");
+        }
+        // The upper end is returned when it is safe; a lower end that misses is an error.
+        let x = calibrate_increasing_coarse::<DpError, _>(Ok, 5.0, 1.0, 3.0, 0.02).unwrap();
+        assert_eq!(x, 3.0);
+        let r = calibrate_increasing_coarse::<DpError, _>(Ok, 0.5, 1.0, 3.0, 0.02);
+        assert!(matches!(r, Err(DpError::Calibration(_))), "{r:?}");
+        let r = calibrate_increasing_coarse::<DpError, _>(|_| Ok(f64::NAN), 0.5, 1.0, 3.0, 0.02);
+        assert!(r.is_err());
+        // A step map: the returned point is on the safe side of the step.
+        let f = |x: f64| Ok(if x > std::f64::consts::E { 1.0 } else { 0.0 });
+        let x = calibrate_increasing_coarse::<DpError, _>(f, 0.5, 1e-3, 1e3, 0.02).unwrap();
+        assert!(
+            x <= std::f64::consts::E && x * 1.02 > std::f64::consts::E,
+            "{x}"
+        );
     }
 
     #[test]

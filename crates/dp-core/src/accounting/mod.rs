@@ -1,7 +1,8 @@
 //! Privacy accounting: [`Event`]s describe what a mechanism did, an [`Accountant`] (RDP or PLD)
 //! composes them and answers ε(δ) or δ(ε), and [`calibrate()`] finds the noise that meets a
 //! [`Target`]. The per-mechanism math lives in its own module (`gaussian`,
-//! `subsampled_gaussian`, `subsampled_gaussian_wor`, `objpert`, `neel`, `private_selection`, `pld`).
+//! `subsampled_gaussian`, `subsampled_gaussian_wor`, `objpert`, `neel`, `private_selection`,
+//! `pld`); [`HonestTuning`] is the one calibration for honest hyperparameter tuning.
 pub mod pld;
 
 pub mod accountant;
@@ -10,6 +11,7 @@ pub mod event;
 mod forward_differences;
 pub mod gaussian;
 pub mod half_normal;
+pub mod honest_tuning;
 pub mod neel;
 pub mod objpert;
 pub mod pld_accountant;
@@ -23,6 +25,7 @@ pub mod subsampled_gaussian_wor;
 pub use accountant::{Accountant, epsilon_of};
 pub use calibrate::{Bracket, Target, calibrate};
 pub use event::{Event, Neighbours};
+pub use honest_tuning::HonestTuning;
 pub use objpert::ObjPert;
 pub use pld_accountant::PldAccountant;
 pub use private_selection::Selection;

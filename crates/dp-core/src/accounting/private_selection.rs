@@ -11,6 +11,7 @@
 
 use crate::accounting::calibrate::{Target, calibrate_decreasing, calibrate_increasing};
 use crate::accounting::event::Event;
+use crate::accounting::honest_tuning::HonestTuning;
 use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::accounting::rdp_curve::{DeltaEvaluator, RdpCurve};
 use crate::accounting::subsampled_gaussian::calibrate_dpsgd;
@@ -176,8 +177,8 @@ pub fn poisson_mean_for_tail(s: u64, p: f64) -> Result<f64> {
 }
 
 /// Smallest DP-SGD noise multiplier such that tuning with `selection` on top of the run
-/// (q, steps) is (ε, δ)-DP ("honest" hyperparameter tuning): [`calibrate_dpsgd`] on the event
-/// `RepeatAndSelect { DP-SGD, selection }`.
+/// (q, steps) is (ε, δ)-DP ("honest" hyperparameter tuning): [`calibrate_dpsgd`] on
+/// [`HonestTuning::event`] of the DP-SGD event.
 pub fn calibrate_noise_multiplier_tuned(
     q: f64,
     steps: u64,
@@ -190,7 +191,7 @@ pub fn calibrate_noise_multiplier_tuned(
     let target = Target::new(eps, delta)?;
     calibrate_dpsgd(
         || rdp.fresh(),
-        |z| Ok(Event::dpsgd(q, z, steps)?.repeat_and_select(*selection)),
+        |z| Ok(HonestTuning::new(*selection).event(Event::dpsgd(q, z, steps)?)),
         target,
         q,
         steps,

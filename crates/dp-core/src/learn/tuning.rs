@@ -1,8 +1,8 @@
 //! Hyperparameter tuning around any [`Mechanism`]: run candidates, score them, release the best.
 //!
 //! [`RepeatAndSelect`] is honest tuning (Papernot & Steinke 2022): the number of runs K is
-//! random ([`Selection`]) and its event `RepeatAndSelect { base event, selection }` charges for
-//! it. Their theorems cover K independent runs of *one* randomised base algorithm: each run
+//! random ([`Selection`], drawn with the candidates by [`draw_runs`]) and its event, from
+//! [`HonestTuning`] (which also calibrates the run), charges for it. Their theorems cover K independent runs of *one* randomised base algorithm: each run
 //! must draw its hyperparameter from a fixed distribution ([`Candidates::LogUniform`],
 //! [`Candidates::List`]). [`Candidates::PaperGrid`] (K log-spaced values, as Redberg et al.
 //! describe their honest baseline) makes the set depend on K, so the runs are not such draws
@@ -21,6 +21,7 @@ use serde::Serialize;
 use super::data::GlmData;
 use super::mechanism::Mechanism;
 use crate::accounting::event::Event;
+use crate::accounting::honest_tuning::HonestTuning;
 use crate::accounting::private_selection::Selection;
 use crate::error::{DpError, Result, check_positive, ensure};
 use crate::seed::derive_seed;
@@ -197,10 +198,18 @@ pub fn sample_runs(selection: &Selection, rng: &mut StdRng) -> Result<usize> {
     }
 }
 
+/// The draws of honest tuning: K ~ `selection` first, then the K runs' hyperparameters, all
+/// from the stream seeded by `seed` (every honest learner draws this way).
+pub fn draw_runs(selection: &Selection, candidates: &Candidates, seed: u64) -> Result<Vec<f64>> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let k = sample_runs(selection, &mut rng)?;
+    Ok(candidates.draw(k, &mut rng))
+}
+
 /// Honest tuning of any mechanism: K ~ `selection` runs, each with a hyperparameter from
 /// `candidates`, the best by `score` released (Papernot & Steinke 2022).
 pub struct RepeatAndSelect<M, B, S> {
-    selection: Selection,
+    tuning: HonestTuning,
     candidates: Candidates,
     build: B,
     score: S,
@@ -230,13 +239,18 @@ where
             }
         }
         Ok(Self {
-            selection,
+            tuning: HonestTuning::new(selection),
             candidates,
             build,
             score,
             base,
             _m: PhantomData,
         })
+    }
+
+    /// Event of one run, whatever its candidate (what [`HonestTuning`] calibrates).
+    pub fn base_event(&self) -> &Event {
+        &self.base
     }
 }
 
@@ -253,15 +267,13 @@ where
     }
 
     fn event(&self) -> Event {
-        self.base.clone().repeat_and_select(self.selection)
+        self.tuning.event(self.base.clone())
     }
 
     /// K is drawn first from the stream seeded by `seed`, then the K candidates; run i is
     /// seeded by `derive_seed(seed, i, candidate)`.
     fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, Self::Report)> {
-        let mut rng = StdRng::seed_from_u64(seed);
-        let k = sample_runs(&self.selection, &mut rng)?;
-        let values = self.candidates.draw(k, &mut rng);
+        let values = draw_runs(&self.tuning.selection, &self.candidates, seed)?;
         best_of(&self.build, &values, data, seed, &self.score)
     }
 }

@@ -3,22 +3,20 @@
 //! it; Q runs K ~ Poisson(μ) times and the best run by test accuracy is released.
 //!
 //! Privacy: Q's event is the [`Event::Mixture`] of the points' events (RDP at most the worst
-//! point's), and the tuned procedure's is `RepeatAndSelect { Mixture, Poisson(μ) }`. Certified
-//! mode calibrates every point to one per-run target (ε_run, δ), with ε_run the largest value
-//! (to a 2% bracket, on the safe side) whose tuned event the accountant certifies at the cell's
-//! (ε, δ); paper mode runs every point at the full target with the authors' formulas, as a user
-//! who ignored the tuning cost would, and reports what that certifies.
+//! point's); dp-core's [`HonestTuning`] makes the tuned procedure's event and, in certified
+//! mode, calibrates every point to one per-run target (ε_run, δ), the largest (to its 2%
+//! bracket, on the safe side) whose tuned event the accountant certifies at the cell's (ε, δ).
+//! Paper mode runs every point at the full target with the authors' formulas, as a user who
+//! ignored the tuning cost would, and reports what that certifies. This file is the glue: the
+//! live points as candidates, and running them.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dp_core::accounting::event::Event;
-use dp_core::accounting::private_selection::poisson_mean_for_tail;
-use dp_core::accounting::{RdpAccountant, Selection, Target};
+use dp_core::accounting::{HonestTuning, Target};
 use dp_core::learn::iyengar::Calibration;
-use dp_core::learn::tuning::sample_runs;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use dp_core::learn::{Candidates, draw_runs};
 
 use super::common::{Grid, GridMethod, finite_or_null, point_event, run_point, run_seed};
 use crate::experiment::grid::Cell;
@@ -31,8 +29,8 @@ pub struct Plan {
     pub run_target: Target,
     /// Indices of the live points Q draws from.
     pub live: Vec<usize>,
-    /// Poisson selection of K.
-    pub selection: Selection,
+    /// K ~ Poisson(μ).
+    pub tuning: HonestTuning,
     /// ε the accountant certifies for the tuned procedure at the config's δ.
     pub epsilon: f64,
 }
@@ -44,83 +42,52 @@ pub struct Cache(Mutex<HashMap<u64, PlanSlot>>);
 /// One ε's plan, solved by the first trial that needs it.
 type PlanSlot = Arc<OnceLock<Result<Plan, String>>>;
 
-/// Step of the ε_run search: the bracket ends when hi/lo < 1 + this.
-const RUN_TARGET_REL: f64 = 0.02;
-
-#[allow(clippy::too_many_arguments)]
-fn tuned_event<G: Grid>(
+/// Q's event at `run_target`: the mixture of the live points' events. A point that cannot be
+/// calibrated releases nothing when drawn: NoOp.
+fn base_event<G: Grid>(
     m: &GridMethod<G>,
-    n: usize,
-    classes: usize,
+    ctx: &Context<'_>,
     live: &[usize],
     points: &[G::Point],
     run_target: Target,
-    selection: Selection,
-    rdp: &RdpAccountant,
 ) -> Event {
-    // A point that cannot be calibrated releases nothing when drawn: NoOp.
+    let (n, classes) = (ctx.train.n(), ctx.classes.len());
     let parts = live
         .iter()
-        .map(|&i| point_event(m, &points[i], n, classes, run_target, rdp).unwrap_or(Event::NoOp))
+        .map(|&i| {
+            point_event(m, &points[i], n, classes, run_target, &ctx.rdp).unwrap_or(Event::NoOp)
+        })
         .collect();
-    Event::Mixture(parts).repeat_and_select(selection)
+    Event::Mixture(parts)
 }
 
 fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
-    let n = ctx.train.n();
-    let delta = ctx.cfg.delta;
-    let target = Target::new(epsilon, delta)?;
-    let points = m.grid.points(n, epsilon);
+    let target = Target::new(epsilon, ctx.cfg.delta)?;
+    let points = m.grid.points(ctx.train.n(), epsilon);
     let live: Vec<usize> = (0..points.len())
         .filter(|&i| m.grid.live(&points[i]))
         .collect();
     anyhow::ensure!(!live.is_empty(), "no live grid point to tune over");
-    let mu = poisson_mean_for_tail(u64::from(m.common.grid_size), m.common.tail_prob)?;
-    let selection = Selection::poisson(mu)?;
-    let cost = |eps_run: f64| -> anyhow::Result<f64> {
-        let t = Target::new(eps_run, delta)?;
-        let e = tuned_event(
-            m,
-            n,
-            ctx.classes.len(),
-            &live,
-            &points,
-            t,
-            selection,
-            &ctx.rdp,
-        );
-        ctx.certify(&e)
-    };
+    let tuning = HonestTuning::poisson_tail(u64::from(m.common.grid_size), m.common.tail_prob)?;
+    let base_of = |t: Target| Ok(base_event(m, ctx, &live, &points, t));
+    let certify = |e: &Event| ctx.certify(e);
     let run_target = match m.common.calibration {
         Calibration::Paper => target,
-        Calibration::Certified => {
-            // The tuned ε grows with ε_run; bisect in log space, keeping the safe end.
-            let mut lo = epsilon * 1e-4;
-            anyhow::ensure!(
-                cost(lo)? <= epsilon,
-                "no per-run target makes the tuned procedure ({epsilon}, {delta})-DP"
-            );
-            let mut hi = epsilon;
-            if cost(hi)? <= epsilon {
-                lo = hi;
-            }
-            while hi / lo > 1.0 + RUN_TARGET_REL {
-                let mid = (lo * hi).sqrt();
-                if cost(mid)? <= epsilon {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            Target::new(lo, delta)?
-        }
+        Calibration::Certified => tuning
+            .calibrate_run_target(certify, base_of, target)
+            .map_err(|e| {
+                e.context(format!(
+                    "no per-run target makes the tuned procedure ({epsilon}, {})-DP",
+                    target.delta()
+                ))
+            })?,
     };
-    let epsilon_certified = cost(run_target.epsilon())?;
+    let epsilon = ctx.certify(&tuning.event(base_event(m, ctx, &live, &points, run_target)))?;
     Ok(Plan {
         run_target,
         live,
-        selection,
-        epsilon: epsilon_certified,
+        tuning,
+        epsilon,
     })
 }
 
@@ -146,12 +113,14 @@ pub fn cell<G: Grid>(
 ) -> anyhow::Result<CellOutcome> {
     let plan = cached_plan(m, ctx, cell.epsilon)?;
     let points = m.grid.points(ctx.train.n(), cell.epsilon);
-    let mut rng = StdRng::seed_from_u64(cell.seed);
-    let k = sample_runs(&plan.selection, &mut rng)?;
+    // Q draws a live point uniformly: candidates are indices into `live`.
+    let slots = Candidates::List((0..plan.live.len()).map(|j| j as f64).collect());
+    let draws = draw_runs(&plan.tuning.selection, &slots, cell.seed)?;
+    let k = draws.len();
     let mut scores = Vec::with_capacity(k);
     let mut best: Option<(f64, usize)> = None;
-    for j in 0..k {
-        let i = plan.live[rng.random_range(0..plan.live.len())];
+    for (j, &slot) in draws.iter().enumerate() {
+        let i = plan.live[slot as usize];
         let s = run_point(
             m,
             ctx,
@@ -179,3 +148,7 @@ pub fn cell<G: Grid>(
         }),
     })
 }
+
+#[cfg(test)]
+#[path = "honest_tests.rs"]
+mod tests;
