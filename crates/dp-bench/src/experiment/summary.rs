@@ -107,7 +107,7 @@ pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> anyhow::Result<Vec<Summar
     Ok(out)
 }
 
-/// Reads a `summary.csv` as [`write`] writes it, every column typed; a file from before the
+/// Reads a `summary.csv` as [`write()`] writes it, every column typed; a file from before the
 /// `std`, `chosen` and `epsilon_certified` columns reads them as NaN, none and NaN. The
 /// learning-rate column was never written: `chosen_lr` is NaN.
 pub fn read(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {

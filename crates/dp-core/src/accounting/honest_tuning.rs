@@ -4,7 +4,7 @@
 //! honestly (Redberg et al.'s DP-SGD, Iyengar et al.'s grids) goes through [`HonestTuning`];
 //! only which candidates and which learner are theirs.
 //!
-//! Two calibrations, both through [`crate::accounting::calibrate`] and both on the safe side
+//! Two calibrations, both through `calibrate.rs` (one root finder each) and both on the safe side
 //! (the tuned event's ε ≤ the target's, as the accountant certifies it):
 //! - [`HonestTuning::calibrate_noise`]: the smallest noise parameter (ε non-increasing in it)
 //!   of a base mechanism whose privacy does not depend on the candidate (DP-SGD's z);
