@@ -10,6 +10,10 @@ export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datase
 python3 scripts/check-layers.py
 source scripts/lib/need-highs-deps.sh
 need_highs_deps
+# The external-learner tests run the Python workers of examples/python: install their
+# requirements when diffprivlib is missing (a no-op afterwards).
+python3 -c "import diffprivlib, numpy" 2>/dev/null ||
+  python3 -m pip install --quiet -r examples/python/requirements.txt
 # One feature set for every cargo line below, so that they share one build.
 feat=(--features dp-bench/mip)
 cargo test --workspace --locked "${feat[@]}" "$@"

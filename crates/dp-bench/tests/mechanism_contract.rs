@@ -139,6 +139,16 @@ const CASES: &[Case] = &[
         guarantee: Guarantee::None,
         one_mechanism: false,
     },
+    // NumPy DP-SGD as an outside learner (examples/python; needs numpy): calibrated by the
+    // worker, certified by our accountants from its declared event.
+    Case {
+        kind: "external",
+        table: "command = [\"python3\", \"$WORKSPACE/examples/python/numpy_dpsgd.py\"]\n\
+                relation = \"add_remove\"\nhyperparameters = { epochs = 2, batch_size = 50 }",
+        data: GLM,
+        guarantee: Guarantee::Certified,
+        one_mechanism: false,
+    },
     Case {
         kind: "constant",
         table: "",
@@ -154,7 +164,10 @@ fn config(case: &Case) -> Config {
     let text = format!(
         "seed = 5\ntrials = 1\nepsilons = [{EPSILON}]\ndelta = 1e-5\n\n[dataset]\n{}\n\n\
          [methods.m]\nkind = \"{}\"\n{}\n",
-        case.data, case.kind, case.table
+        case.data,
+        case.kind,
+        case.table
+            .replace("$WORKSPACE", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
     );
     Config::parse(&text, Path::new("contract.toml"))
         .unwrap_or_else(|e| panic!("{}: {e:#}", case.kind))

@@ -39,6 +39,9 @@ pub struct Context<'a> {
     pub clips: ClipCache<'a>,
     /// PLD accountant (its answer is the smaller of its PLD and RDP bounds).
     pub pld: PldAccountant,
+    /// A folder a method may write files into (the run's results folder; `None` outside a run,
+    /// e.g. in tests that run a cell directly).
+    pub scratch: Option<std::path::PathBuf>,
     /// [`Context::certify`]'s answers by event: grid points repeat their events across trials.
     certified: Mutex<HashMap<String, f64>>,
 }
@@ -81,6 +84,20 @@ impl Context<'_> {
             .expect("certificate cache")
             .insert(key, eps);
         Ok(eps)
+    }
+}
+
+impl Context<'_> {
+    /// [`Context::certify`] for an event an outside learner declared: also the basic
+    /// composition of its pure ε-DP parts ([`Event::pure_dp_epsilon`]) when it has only such
+    /// parts, which is exact for one pure release where RDP pays a conversion term. Built-in
+    /// kinds keep [`Context::certify`] alone so that their stored results do not move (P-FW's
+    /// pure steps would certify lower); both answers are valid bounds.
+    pub fn certify_declared(&self, event: &Event) -> anyhow::Result<f64> {
+        let accounted = self.certify(event)?;
+        Ok(event
+            .pure_dp_epsilon()
+            .map_or(accounted, |pure| pure.min(accounted)))
     }
 }
 
@@ -164,6 +181,7 @@ impl Prepared {
             rdp: RdpAccountant::new(),
             pld: PldAccountant::new(),
             certified: Mutex::new(HashMap::new()),
+            scratch: None,
             clips: ClipCache::one_vs_all(
                 &self.split.train.x,
                 &self.split.train.y,

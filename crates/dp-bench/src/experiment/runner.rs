@@ -114,7 +114,7 @@ pub fn run_part(
 ) -> anyhow::Result<RunReport> {
     let start = Instant::now();
     let prepared = Prepared::new(cfg)?;
-    let ctx = prepared.context()?;
+    let mut ctx = prepared.context()?;
     let mut cells = expand(cfg);
     let dir = match shard {
         None => out.to_path_buf(),
@@ -129,6 +129,7 @@ pub fn run_part(
             s.dir(out)
         }
     };
+    ctx.scratch = Some(dir.clone());
     let mut store = Store::open(&dir)?;
     set_aside_stale(&mut store, &cells, &dir)?;
     report::write_config_copy(&dir, cfg)?;

@@ -6,6 +6,7 @@
 mod alg1;
 mod constant;
 mod dpsgd;
+pub mod external;
 mod iyengar;
 mod load_config;
 mod neel;
@@ -40,6 +41,7 @@ pub static METHODS: &[MethodEntry] = &[
     #[cfg(feature = "mip")]
     neel::ZERO_ONE_ERM,
     neel::LOGREG_ERM,
+    external::ENTRY,
     constant::CONSTANT,
 ];
 

@@ -152,6 +152,25 @@ impl Event {
         }
     }
 
+    /// ε of an event made only of pure ε-DP releases (`EpsilonDelta` with δ = 0, and `NoOp`),
+    /// by basic composition: Σ εᵢ, a guarantee at every δ and for any neighbouring relation
+    /// (Dwork et al. 2006). `None` when any part is not pure DP. The RDP accountant's answer for
+    /// one pure ε release is ε plus a conversion term, so this is the tight bound for a few of
+    /// them (an outside learner's single pure-ε release certifies exactly its ε).
+    pub fn pure_dp_epsilon(&self) -> Option<f64> {
+        match self {
+            Event::NoOp => Some(0.0),
+            Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 && *epsilon >= 0.0 => {
+                Some(*epsilon)
+            }
+            Event::SelfComposed { event, count } => event
+                .pure_dp_epsilon()
+                .map(|e| if *count == 0 { 0.0 } else { e * *count as f64 }),
+            Event::Composed(events) => events.iter().map(Event::pure_dp_epsilon).sum(),
+            _ => None,
+        }
+    }
+
     /// Checked `Gaussian` event: z > 0.
     pub fn gaussian(noise_multiplier: f64) -> Result<Event> {
         check_positive("noise-multiplier", noise_multiplier)?;

@@ -8,6 +8,9 @@ pub mod pld;
 pub mod accountant;
 pub mod calibrate;
 pub mod event;
+pub mod event_json;
+#[cfg(test)]
+mod event_json_tests;
 mod forward_differences;
 pub mod gaussian;
 pub mod half_normal;

@@ -1,0 +1,195 @@
+//! One outside learner's worker process: started once from an argv (never through a shell),
+//! then one newline-delimited JSON request and one response line at a time, each within a
+//! timeout. A worker that overruns is sent SIGTERM, then SIGKILL after a grace period; its
+//! stderr is drained on its own thread (a full pipe would block it) and the tail kept for
+//! failure reports.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a worker may take to exit after SIGTERM (or after its stdin closes) before SIGKILL.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Lines of stderr kept for failure reports.
+const TAIL_LINES: usize = 30;
+
+/// Why a request got no response line. Each leaves the worker unusable: it is stopped and a
+/// new one started for the next cell.
+#[derive(Debug)]
+pub enum Failure {
+    /// No line within the timeout (the worker was killed).
+    Timeout(Duration),
+    /// The worker closed its stdout or exited.
+    Exited(String),
+    /// Writing the request failed (the worker is gone).
+    Io(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Timeout(t) => write!(
+                f,
+                "no response within timeout_seconds = {} (worker stopped: SIGTERM, and SIGKILL \
+                 if still running {} s later)",
+                t.as_secs_f64(),
+                GRACE.as_secs()
+            ),
+            Failure::Exited(why) => write!(f, "the worker exited before responding ({why})"),
+            Failure::Io(e) => write!(f, "cannot send the request to the worker: {e}"),
+        }
+    }
+}
+
+/// A running worker process.
+pub struct Worker {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<std::io::Result<String>>,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    stderr_done: Receiver<()>,
+}
+
+impl Worker {
+    /// Starts `argv[0]` with the rest as arguments. Numeric libraries are held to one thread:
+    /// the harness runs one worker per rayon thread already.
+    pub fn start(argv: &[String]) -> anyhow::Result<Worker> {
+        let (program, args) = argv.split_first().expect("command checked non-empty");
+        let mut child = Command::new(program)
+            .args(args)
+            .env("OMP_NUM_THREADS", "1")
+            .env("OPENBLAS_NUM_THREADS", "1")
+            .env("MKL_NUM_THREADS", "1")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONUNBUFFERED", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| anyhow::anyhow!("cannot start {argv:?}: {e}"))?;
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = tail.clone();
+        let (done, stderr_done) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stderr);
+            let mut buf = Vec::new();
+            while matches!(r.read_until(b'\n', &mut buf), Ok(k) if k > 0) {
+                let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                let mut t = keep.lock().unwrap_or_else(|p| p.into_inner());
+                if t.len() == TAIL_LINES {
+                    t.pop_front();
+                }
+                t.push_back(line);
+                buf.clear();
+            }
+            let _ = done.send(());
+        });
+        Ok(Worker {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            tail,
+            stderr_done,
+        })
+    }
+
+    /// Sends one request line and waits up to `timeout` for one response line. On any
+    /// failure the worker has been stopped (killed on a timeout) and must be dropped.
+    pub fn call(&mut self, request: &str, timeout: Duration) -> Result<String, Failure> {
+        debug_assert!(!request.contains('\n'));
+        let sent = self
+            .stdin
+            .as_mut()
+            .map_or(Err(std::io::Error::other("stdin closed")), |s| {
+                s.write_all(request.as_bytes())?;
+                s.write_all(b"\n")?;
+                s.flush()
+            });
+        if let Err(e) = sent {
+            let status = self.stop();
+            return Err(Failure::Io(format!("{e}; {status}")));
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(e)) => {
+                let status = self.stop();
+                Err(Failure::Exited(format!("unreadable stdout: {e}; {status}")))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(Failure::Exited(self.stop())),
+            Err(RecvTimeoutError::Timeout) => {
+                self.terminate();
+                Err(Failure::Timeout(timeout))
+            }
+        }
+    }
+
+    /// The last lines the worker wrote to stderr (after it stopped: all it wrote).
+    pub fn stderr_tail(&self) -> String {
+        let t = self.tail.lock().unwrap_or_else(|p| p.into_inner());
+        t.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    /// Closes stdin (a worker's loop ends at EOF), waits out the grace period, kills if
+    /// needed; says how it ended.
+    fn stop(&mut self) -> String {
+        self.stdin = None;
+        let status = self.wait_for(GRACE).or_else(|| {
+            let _ = self.child.kill();
+            self.child.wait().ok()
+        });
+        // Let the stderr thread read what the process wrote last.
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        match status {
+            Some(s) => format!("exit status: {s}"),
+            None => "exit status unknown".into(),
+        }
+    }
+
+    /// SIGTERM, then SIGKILL if the worker is still there after the grace period.
+    fn terminate(&mut self) {
+        #[cfg(unix)]
+        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet
+            // (we hold its `Child`), so the pid cannot have been reused.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+        }
+        self.stop();
+    }
+
+    fn wait_for(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let start = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => return Some(s),
+                Ok(None) if start.elapsed() < limit => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.stop();
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! `kind = "external"` end to end through `dp-bench run`: outside learners that overclaim,
+//! crash, hang or break the protocol fail (or are flagged in) their own cells only while the
+//! rest of the grid completes; the two example learners in examples/python run, are
+//! certified by our accountants, are deterministic and resume.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `dp-bench` on `config` (text) into `out`, from the workspace root (where the
+/// configs' relative commands resolve); returns its stdout and stderr.
+fn run(config: &str, out: &Path) -> String {
+    let path = out.with_extension("toml");
+    std::fs::write(&path, config).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
+        .arg(&path)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .current_dir(root())
+        .env(
+            "DPBENCH_DATA_MIRROR",
+            std::env::var_os("DPBENCH_DATA_MIRROR")
+                .unwrap_or_else(|| root().join("../shared/datasets/raw").into()),
+        )
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "dp-bench failed: {err}");
+    String::from_utf8_lossy(&o.stdout).into_owned() + &err
+}
+
+/// The cells of a finished run by method name: (accuracy, epsilon_accounted, details).
+fn cells(out: &Path) -> Vec<(String, f64, f64, Value)> {
+    let text = std::fs::read_to_string(out.join("cells.csv")).unwrap();
+    let mut rdr = text.lines();
+    let header: Vec<&str> = rdr.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (m, a, e) = (col("method"), col("accuracy"), col("epsilon_accounted"));
+    assert_eq!(
+        header.last(),
+        Some(&"details"),
+        "details is the last column"
+    );
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.splitn(header.len(), ',').collect();
+            let details = f[header.len() - 1];
+            let details = details
+                .strip_prefix('"')
+                .and_then(|d| d.strip_suffix('"'))
+                .map_or(details.to_string(), |d| d.replace("\"\"", "\""));
+            let num = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
+            (
+                f[m].to_string(),
+                num(f[a]),
+                num(f[e]),
+                serde_json::from_str(&details).unwrap_or(Value::Null),
+            )
+        })
+        .collect()
+}
+
+fn one<'a>(cells: &'a [(String, f64, f64, Value)], method: &str) -> &'a (String, f64, f64, Value) {
+    cells
+        .iter()
+        .find(|c| c.0 == method)
+        .unwrap_or_else(|| panic!("no cell of {method}"))
+}
+
+const HEAD: &str = "seed = 3\ntrials = 1\nepsilons = [1.0]\ndelta = 1e-5\n\n[dataset]\n\
+                    name = \"synthetic-l\"\nnormalize_rows = true\nbias = 1.0\nsubsample = 200\n\n\
+                    [methods.alg1]\nkind = \"alg1\"\n";
+
+fn misbehaving(name: &str, mode: &str, extra: &str) -> String {
+    format!(
+        "\n[methods.{name}]\nkind = \"external\"\n\
+         command = [\"python3\", \"crates/dp-bench/tests/workers/misbehave.py\"]\n\
+         relation = \"add_remove\"\nhyperparameters = {{ mode = \"{mode}\" }}\n{extra}"
+    )
+}
+
+#[test]
+fn misbehaving_learners_fail_or_are_flagged_in_their_own_cells_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let modes = [
+        ("honest", ""),
+        ("overclaim", ""),
+        ("crash", ""),
+        ("hang", "timeout_seconds = 2\n"),
+        ("not_json", ""),
+        ("wrong_id", ""),
+        ("short_theta", ""),
+        ("nan_theta", ""),
+        ("unknown_event", ""),
+        ("wrong_relation", ""),
+        ("decline", ""),
+    ];
+    let mut config = HEAD.to_string();
+    for (mode, extra) in modes {
+        config.push_str(&misbehaving(mode, mode, extra));
+    }
+    let start = std::time::Instant::now();
+    run(&config, &out);
+    eprintln!(
+        "11 external cells and alg1 in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    let cells = cells(&out);
+    assert_eq!(cells.len(), 12);
+
+    // The built-in method beside them completes.
+    let alg1 = one(&cells, "alg1");
+    assert!(alg1.1.is_finite() && alg1.2 <= 1.0, "{alg1:?}");
+
+    // A plain pure-ε declaration at the target certifies exactly the target.
+    let honest = one(&cells, "honest");
+    assert!(honest.1.is_finite(), "{honest:?}");
+    assert_eq!(honest.2, 1.0);
+    assert_eq!(honest.3["over_budget"], false);
+
+    // Declaring 2ε is accounted as 2ε, flagged, and its accuracy is not reported at ε.
+    let over = one(&cells, "overclaim");
+    assert_eq!(over.2, 2.0, "{over:?}");
+    assert!(
+        over.1.is_nan(),
+        "an over-budget cell reports no accuracy at its target"
+    );
+    assert_eq!(over.3["over_budget"], true);
+    assert!(over.3["accuracy"].as_f64().unwrap() > 50.0, "{over:?}");
+    assert_eq!(over.3["event"]["epsilon"], 2.0);
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let row = summary
+        .lines()
+        .find(|l| l.starts_with("overclaim,"))
+        .unwrap();
+    assert!(
+        row.starts_with("overclaim,1,NaN,") && row.ends_with(",2"),
+        "{row}"
+    );
+
+    for (method, needle) in [
+        ("crash", "boom: the learner fell over"),
+        ("crash", "exit status: 3"),
+        ("hang", "no response within timeout_seconds = 2"),
+        ("not_json", "malformed response, not JSON"),
+        ("wrong_id", "does not echo the request's id"),
+        ("short_theta", "theta has 40 values, expected 41"),
+        ("nan_theta", "JSON has no NaN or Infinity"),
+        ("unknown_event", "event.type: unknown event type \"ZCDp\""),
+        (
+            "wrong_relation",
+            "declared relation REPLACE_ONE but the config says ADD_OR_REMOVE_ONE",
+        ),
+        ("decline", "the learner declined: ConvergenceWarning"),
+    ] {
+        let c = one(&cells, method);
+        let err = c.3["error"].as_str().unwrap_or_else(|| panic!("{c:?}"));
+        assert!(err.contains(needle), "{method}: {err:?} lacks {needle:?}");
+        assert!(c.1.is_nan() && c.2 == f64::INFINITY, "{c:?}");
+    }
+}
+
+#[test]
+fn a_crashing_learner_is_restarted_a_bounded_number_of_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let config = HEAD.replace("trials = 1", "trials = 6")
+        + &misbehaving("crash", "crash", "max_restarts = 1\n");
+    run(&config, &out);
+    let cells = cells(&out);
+    let crashes: Vec<_> = cells.iter().filter(|c| c.0 == "crash").collect();
+    assert_eq!(crashes.len(), 6);
+    let unavailable = crashes
+        .iter()
+        .filter(|c| {
+            c.3["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("learner unavailable")
+        })
+        .count();
+    // Two restarts exceed max_restarts = 1; cells that start later fail without a worker.
+    assert!((1..=4).contains(&unavailable), "{crashes:?}");
+    assert_eq!(cells.iter().filter(|c| c.0 == "alg1").count(), 6);
+}
+
+fn have_diffprivlib() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import diffprivlib, numpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!(
+            "SKIPPED: python3 cannot import diffprivlib and numpy; install them with \
+             `python3 -m pip install -r examples/python/requirements.txt`"
+        );
+    }
+    ok
+}
+
+#[test]
+fn the_example_learners_run_are_certified_deterministic_and_resume() {
+    if !have_diffprivlib() {
+        return;
+    }
+    let config = "seed = 11\ntrials = 1\nepsilons = [0.5, 2.0]\ndelta = 1e-5\n\n[dataset]\n\
+                  name = \"adult\"\nnormalize_rows = true\nbias = 1.0\ntest_fraction = 0.2\n\
+                  split_seed = 10000019\nsubsample = 400\n\n[methods.alg1]\nkind = \"alg1\"\n\n\
+                  [methods.diffprivlib]\nkind = \"external\"\n\
+                  command = [\"python3\", \"examples/python/diffprivlib_logreg.py\"]\n\
+                  relation = \"replace_one\"\nhyperparameters = { C = 1.0 }\n\n\
+                  [methods.dpsgd_numpy]\nkind = \"external\"\n\
+                  command = [\"python3\", \"examples/python/numpy_dpsgd.py\"]\n\
+                  relation = \"add_remove\"\n\
+                  hyperparameters = { epochs = 5, batch_size = 64, clip = 1.0, lr = 0.5 }\n";
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let start = std::time::Instant::now();
+    run(config, &a);
+    eprintln!(
+        "example learners, 6 cells: {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    let cells_a = cells(&a);
+    for (method, acc, eps, details) in &cells_a {
+        assert!(acc.is_finite() && *acc > 40.0, "{method}: {acc} {details}");
+        assert!(*eps > 0.0, "{method}: {eps}");
+        if method != "alg1" {
+            assert_eq!(details["over_budget"], false, "{method}: {details}");
+        }
+    }
+    let targets = [0.5, 2.0];
+    let dpl: Vec<f64> = cells_a
+        .iter()
+        .filter(|c| c.0 == "diffprivlib")
+        .map(|c| c.2)
+        .collect();
+    assert_eq!(dpl, targets, "one pure ε release certifies exactly its ε");
+    let sgd: Vec<_> = cells_a.iter().filter(|c| c.0 == "dpsgd_numpy").collect();
+    for (c, t) in sgd.iter().zip(targets) {
+        assert!(c.2 <= t && c.2 > 0.3 * t, "{c:?}");
+        assert_eq!(c.3["event"]["type"], "SelfComposed");
+        assert_eq!(c.3["relation"], "ADD_OR_REMOVE_ONE");
+    }
+
+    // The arrays are valid .npy for numpy's memory map, float64, C order, labels in {0, 1}.
+    let npy = std::fs::read_dir(a.join("external"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let check = "import sys, numpy as np\n\
+                 x = np.load(sys.argv[1], mmap_mode='r', allow_pickle=False)\n\
+                 y = np.load(sys.argv[2], mmap_mode='r', allow_pickle=False)\n\
+                 assert x.dtype == np.float64 and x.flags.c_contiguous and x.shape[0] == y.shape[0]\n\
+                 assert set(np.unique(y)) == {0.0, 1.0}, np.unique(y)\n\
+                 print(x.shape)";
+    let o = Command::new("python3")
+        .args(["-c", check])
+        .arg(npy.join("X.npy"))
+        .arg(npy.join("y.npy"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let shape = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(shape.starts_with("(400, "), "{shape}");
+
+    // Same config, fresh folder: the same cells, byte for byte (workers are deterministic
+    // given the seed); the same folder again: nothing to run.
+    run(config, &b);
+    let read = |d: &Path| std::fs::read(d.join("cells.csv")).unwrap();
+    assert_eq!(read(&a), read(&b), "two runs differ");
+    let err = run(config, &a);
+    assert!(err.contains("(0 run now, 6 already done)"), "{err}");
+}

@@ -1,0 +1,47 @@
+"""A test learner for tests/external_cli.rs that misbehaves as `hyperparameters.mode` says:
+honest (a least-squares theta declared as pure epsilon at the target: a false claim the
+harness cannot see, used only to test the plumbing), overclaim (declares EpsilonDelta{2 epsilon, 0}), crash,
+hang, not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline."""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+for line in sys.stdin:
+    req = json.loads(line)
+    mode = req["hyperparameters"].get("mode", "honest")
+    x = np.load(req["train_x"], mmap_mode="r", allow_pickle=False)
+    y = np.load(req["train_y"], mmap_mode="r", allow_pickle=False)
+    theta = np.linalg.lstsq(x, 2.0 * y - 1.0, rcond=None)[0].tolist()
+    eps = req["epsilon"]
+    out = {"id": req["id"], "ok": True, "theta": theta, "relation": "ADD_OR_REMOVE_ONE",
+           "event": {"type": "EpsilonDelta", "epsilon": eps, "delta": 0.0}}
+    if mode == "overclaim":
+        out["event"]["epsilon"] = 2 * eps
+    elif mode == "crash":
+        print("boom: the learner fell over", file=sys.stderr, flush=True)
+        os._exit(3)
+    elif mode == "hang":
+        print(f"pid {os.getpid()} sleeping", file=sys.stderr, flush=True)
+        time.sleep(60)
+    elif mode == "not_json":
+        sys.stdout.write("theta = [1, 2, 3]\n")
+        sys.stdout.flush()
+        continue
+    elif mode == "wrong_id":
+        out["id"] = req["id"] + 1000
+    elif mode == "short_theta":
+        out["theta"] = theta[:-1]
+    elif mode == "nan_theta":
+        out["theta"][0] = float("nan")  # json.dumps writes NaN, which is not JSON
+    elif mode == "unknown_event":
+        out["event"] = {"type": "ZCDp", "rho": 0.1, "xi": 0.0}
+    elif mode == "wrong_relation":
+        out["relation"] = "REPLACE_ONE"
+    elif mode == "decline":
+        out = {"id": req["id"], "ok": False, "error": "ConvergenceWarning: did not converge"}
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,43 @@
+"""The worker side of dp-bench's external-learner protocol (docs/external-learners.md).
+
+A learner module calls ``serve(fit)``: one request per line on stdin, one response per line
+on stdout, ``id`` echoed. ``fit(request, x, y)`` gets the request and the training arrays
+(memory-mapped, read-only) and returns a dict with ``theta`` (or ``predictions``),
+``relation`` and ``event``; an exception becomes ``{"ok": false, "error": ...}`` for that
+request only. Logs go to stderr, never stdout (stdout carries the protocol).
+"""
+
+import json
+import sys
+import traceback
+
+import numpy as np
+
+
+def load(path):
+    """An array the harness wrote, mapped read-only; never unpickled."""
+    return np.load(path, mmap_mode="r", allow_pickle=False)
+
+
+def serve(fit):
+    """Answers requests until stdin closes."""
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        rid = request.get("id")
+        try:
+            if request.get("method") != "fit":
+                raise ValueError(f"unknown method {request.get('method')!r}")
+            x = load(request["train_x"])
+            y = load(request["train_y"])
+            if x.shape != (request["n"], request["d"]) or y.shape != (request["n"],):
+                raise ValueError(f"arrays {x.shape}, {y.shape} do not match n, d")
+            response = {"id": rid, "ok": True, **fit(request, x, y)}
+            # allow_nan=False: a non-finite value fails here, not as invalid JSON downstream.
+            text = json.dumps(response, allow_nan=False)
+        except Exception as e:  # one request fails, the worker goes on
+            traceback.print_exc(file=sys.stderr)
+            text = json.dumps({"id": rid, "ok": False, "error": f"{type(e).__name__}: {e}"})
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
