@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datasets/raw}"
 # dp-bench's modules import only downwards (no circles): seconds, before any build.
 python3 scripts/check-layers.py
+# The benchmark configs are generated: they must match their generator.
+python3 scripts/gen-benchmark-configs.py --check
 source scripts/lib/need-highs-deps.sh
 need_highs_deps
 # The external-learner tests run the Python workers of examples/python: install their
