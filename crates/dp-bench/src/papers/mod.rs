@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod avent2020;
+pub mod benchmark;
 pub mod iyengar2019;
 pub mod neel2019;
 pub mod redberg2023;
