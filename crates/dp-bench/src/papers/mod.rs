@@ -21,6 +21,7 @@ pub static PAPERS: &[PaperSpec] = &[
     avent2020::SPEC,
     neel2019::SPEC,
     audit::SPEC,
+    benchmark::SPEC,
 ];
 
 /// One reproduced paper.

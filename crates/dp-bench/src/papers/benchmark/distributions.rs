@@ -65,7 +65,7 @@ fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
 
 /// P[T ≤ t] for Student's t with `nu` > 0 degrees of freedom (∞: the standard normal).
 pub fn t_cdf(t: f64, nu: f64) -> f64 {
-    if t.is_nan() || !(nu > 0.0) {
+    if t.is_nan() || nu.is_nan() || nu <= 0.0 {
         return f64::NAN;
     }
     if t.is_infinite() {
@@ -81,7 +81,7 @@ pub fn t_cdf(t: f64, nu: f64) -> f64 {
 
 /// P[F ≤ x] for Fisher's F with (d1, d2) degrees of freedom.
 pub fn f_cdf(x: f64, d1: f64, d2: f64) -> f64 {
-    if x.is_nan() || !(d1 > 0.0 && d2 > 0.0) {
+    if x.is_nan() || d1.is_nan() || d2.is_nan() || d1 <= 0.0 || d2 <= 0.0 {
         return f64::NAN;
     }
     if x <= 0.0 {
