@@ -179,3 +179,46 @@ impl Drawing for CdDiagram {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    /// Nine learners, long names on both sides, six overlapping groups: the picture has room for all.
+    #[test]
+    fn benchmark_cd_diagram_fits_nine_learners_and_their_groups() {
+        let names = [
+            "alg1 (certified)",
+            "external diffprivlib_logreg (declared)",
+            "amp (certified), honest",
+            "amp_hf (certified), honest",
+            "dpsgd (certified), honest",
+            "psgd (certified), honest",
+            "ppsgd (certified), honest",
+            "pscpsgd (certified), honest",
+            "external numpy_dpsgd (declared)",
+        ];
+        let ranks = [1.4, 2.1, 2.9, 3.6, 5.0, 5.5, 6.8, 8.1, 8.6];
+        let d = CdDiagram {
+            title: "t".into(),
+            subtitle: "s".into(),
+            learners: names
+                .iter()
+                .zip(ranks)
+                .map(|(n, r)| (n.to_string(), r))
+                .collect(),
+            cd: 2.2,
+        };
+        assert_eq!(cd_groups(&ranks, 2.2).len(), 6);
+        let (w, h) = d.size();
+        assert!(d.names_top() + 5 * ROW < h as i32 && w == W);
+        let dir = tempfile::tempdir().unwrap();
+        crate::plot::save_drawing(&d, &dir.path().join("cd")).unwrap();
+        assert!(std::fs::metadata(dir.path().join("cd.png")).unwrap().len() > 1000);
+        if let Ok(keep) = std::env::var("DPBENCH_KEEP_BENCHMARK") {
+            std::fs::copy(dir.path().join("cd.png"), Path::new(&keep).join("cd9.png")).unwrap();
+        }
+    }
+}

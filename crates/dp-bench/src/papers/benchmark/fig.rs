@@ -41,7 +41,9 @@ fn legend(e: &Entry, dropped: usize) -> String {
         Role::Reference => wrap(&e.learner),
     };
     if dropped > 0 {
-        name.push_str(&format!("\n({dropped} ε not results:\nnot drawn)"));
+        name.push_str(&format!(
+            "\n(not drawn at {dropped} ε:\nnot a result there)"
+        ));
     }
     name
 }

@@ -74,9 +74,14 @@ pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
                     f.n
                 ),
                 subtitle: format!(
-                    "Iman–Davenport F = {:.2}, p = {:.3} ({verdict}); a thick line joins \
+                    "Iman–Davenport F = {}, p = {:.3} ({verdict}); a thick line joins \
                      learners not significantly different",
-                    f.f, f.p
+                    if f.f.is_finite() {
+                        format!("{:.2}", f.f)
+                    } else {
+                        "∞".into()
+                    },
+                    f.p
                 ),
                 learners: overall.complete.clone(),
                 cd,
