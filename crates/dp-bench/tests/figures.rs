@@ -86,3 +86,16 @@ fn figures_cli_rejects_an_unknown_paper() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("redberg2023"), "{err}");
 }
+
+#[test]
+fn figures_cli_benchmark_without_runs_says_how_to_make_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(&["figures", "benchmark"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("paper = \"benchmark\"")
+            && err.contains("configs/benchmark/adult-external.toml"),
+        "{err}"
+    );
+    assert!(!dir.path().join("results/figures/benchmark").exists());
+}

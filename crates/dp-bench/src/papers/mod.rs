@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod avent2020;
+pub mod benchmark;
 pub mod iyengar2019;
 pub mod neel2019;
 pub mod redberg2023;
@@ -20,6 +21,7 @@ pub static PAPERS: &[PaperSpec] = &[
     avent2020::SPEC,
     neel2019::SPEC,
     audit::SPEC,
+    benchmark::SPEC,
 ];
 
 /// One reproduced paper.

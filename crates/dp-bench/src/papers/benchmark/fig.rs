@@ -1,0 +1,138 @@
+//! `<stem>.png` per run: test accuracy (mean ± 95 % CI) against ε for every learner of one
+//! dataset. Ranked learners are solid; a dishonest (best of grid, tuning not paid) entry is
+//! dashed, the "tuning for free" reference; a non-private reference is a horizontal dashed
+//! line. Cells that are not results at their ε (over budget, no accuracy) are not drawn.
+
+use std::path::{Path, PathBuf};
+
+use super::load::{Entry, Role, Run};
+use crate::figures::csv::{Field, LongCsv};
+use crate::figures::save;
+use crate::plot::{Figure, Panel, Series};
+
+/// Characters that fit on one line of the legend strip.
+const LEGEND_CHARS: usize = 24;
+
+/// `text` broken at spaces into lines of at most [`LEGEND_CHARS`] (a longer word stays whole).
+fn wrap(text: &str) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= LEGEND_CHARS => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines.join("\n")
+}
+
+/// The legend text of a learner (the legend strip is narrow: one clause per line).
+fn legend(e: &Entry, dropped: usize) -> String {
+    let mut name = match e.role {
+        Role::Ranked => e
+            .learner
+            .split(", ")
+            .map(wrap)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Role::Dishonest => format!("{}\n(best of grid,\ntuning not paid)", wrap(&e.base)),
+        Role::Reference => wrap(&e.learner),
+    };
+    if dropped > 0 {
+        name.push_str(&format!(
+            "\n(not drawn at {dropped} ε:\nnot a result there)"
+        ));
+    }
+    name
+}
+
+/// Writes `<stem>.png`, `.svg` and `.csv` for `run`; `order` lists every learner of the
+/// leaderboard so that a learner has one colour in every dataset's figure.
+pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut data = LongCsv::new(&[
+        "learner",
+        "role",
+        "epsilon",
+        "mean_accuracy",
+        "ci95",
+        "drawn",
+    ]);
+    let (lo, hi) = (
+        run.epsilons.first().copied().unwrap_or(0.1),
+        run.epsilons.last().copied().unwrap_or(1.0),
+    );
+    let mut series = Vec::new();
+    for learner in order {
+        let mut mine: Vec<&Entry> = run
+            .entries
+            .iter()
+            .filter(|e| &e.learner == learner)
+            .collect();
+        mine.sort_by(|a, b| a.epsilon.total_cmp(&b.epsilon));
+        let Some(first) = mine.first() else {
+            // Absent from this dataset: an empty series keeps the learner's colour slot.
+            series.push(Series::line(learner.clone(), Vec::new()));
+            continue;
+        };
+        let drawn: Vec<&&Entry> = if first.role == Role::Reference {
+            mine.iter().filter(|e| e.mean.is_finite()).collect()
+        } else {
+            mine.iter()
+                .filter(|e| e.unranked_reason().is_none())
+                .collect()
+        };
+        for e in &mine {
+            let is_drawn = drawn.iter().any(|d| std::ptr::eq(**d, *e));
+            data.push(vec![
+                Field::Text(e.learner.clone()),
+                Field::Text(format!("{:?}", e.role).to_lowercase()),
+                Field::Num(e.epsilon),
+                Field::Num(e.mean),
+                Field::Num(e.ci95),
+                Field::Text(if is_drawn { "yes" } else { "no" }.into()),
+            ])?;
+        }
+        let name = legend(first, mine.len() - drawn.len());
+        let s = if first.role == Role::Reference {
+            // One run at the first ε (or the same model at every ε): a level, not a curve.
+            let level = drawn.iter().map(|e| e.mean).sum::<f64>() / drawn.len().max(1) as f64;
+            let points = if drawn.is_empty() {
+                Vec::new()
+            } else {
+                vec![(lo, level), (hi, level)]
+            };
+            Series {
+                dashed: true,
+                ..Series::line(name, points)
+            }
+        } else {
+            Series {
+                err: Some(
+                    drawn
+                        .iter()
+                        .map(|e| if e.ci95.is_finite() { e.ci95 } else { 0.0 })
+                        .collect(),
+                ),
+                dashed: first.role == Role::Dishonest,
+                ..Series::line(name, drawn.iter().map(|e| (e.epsilon, e.mean)).collect())
+            }
+        };
+        series.push(s);
+    }
+    let figure = Figure {
+        title: format!("{} ({}): test accuracy against ε", run.stem, run.dataset),
+        panels: vec![Panel {
+            title: "mean ± 95 % CI over trials; dashed: references, not ranked".into(),
+            x_label: "ε (log)".into(),
+            y_label: "test accuracy (%)".into(),
+            log_x: true,
+            log_y: false,
+            series,
+            y_range: None,
+        }],
+        columns: 1,
+    };
+    save(out, &run.stem, &figure, &data)
+}

@@ -1,0 +1,223 @@
+//! Finds the benchmark's runs under a results folder and reads each into entries labelled by
+//! learner: a learner is a method kind with its calibration and tuning (from
+//! [`crate::methods::Method::protocol`]), never a method's name, so that one learner is the
+//! same row on every dataset whatever its configs call it.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::experiment::config::{Config, MethodSpec};
+use crate::experiment::grid::expand;
+use crate::experiment::store::{CellRecord, read_cells};
+use crate::experiment::summary;
+
+/// The `paper` value of the configs whose runs the leaderboard reads.
+pub const PAPER: &str = "benchmark";
+
+/// What an entry is on the leaderboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// Honestly tuned, or with nothing to tune (one run at the full budget): ranked.
+    Ranked,
+    /// Best of a grid whose tuning is not paid for: drawn for reference, never ranked.
+    Dishonest,
+    /// A non-private reference: a horizontal line, never ranked.
+    Reference,
+}
+
+/// One (method, ε) of one run.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The learner label (kind, calibration, tuning), the same on every dataset.
+    pub learner: String,
+    /// The learner without its tuning: a dishonest entry's honest counterpart has this too.
+    pub base: String,
+    /// Ranked, dishonest or reference.
+    pub role: Role,
+    /// Target ε.
+    pub epsilon: f64,
+    /// Mean test accuracy (percent), from the summary.
+    pub mean: f64,
+    /// Half-width of the 95 % CI, from the summary.
+    pub ci95: f64,
+    /// Largest certified ε over the trials, from the summary.
+    pub epsilon_certified: f64,
+    /// What each trial released (as the summary aggregates them), for Welch's test.
+    pub accuracies: Vec<f64>,
+    /// Wall time of each cell (ms).
+    pub wall_ms: Vec<f64>,
+}
+
+impl Entry {
+    /// Why the entry is not a result at its target ε, if it is not: no accuracy (a failed or
+    /// over-budget external learner) or a certified ε above the target.
+    pub fn unranked_reason(&self) -> Option<String> {
+        if !self.mean.is_finite() {
+            Some("no accuracy (a trial failed or went over budget)".into())
+        } else if self.epsilon_certified > self.epsilon * (1.0 + 1e-9) {
+            Some(format!(
+                "certified ε {} exceeds the target",
+                crate::figures::csv::format_number(self.epsilon_certified)
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// One run folder: one dataset.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Folder name under the results folder (the config's stem).
+    pub stem: String,
+    /// The registry dataset it trains on.
+    pub dataset: String,
+    /// Its target ε values, increasing.
+    pub epsilons: Vec<f64>,
+    /// Every (method, ε) of its summary.
+    pub entries: Vec<Entry>,
+}
+
+/// Every folder directly under `results` that holds a `summary.csv` and a `config.toml` with
+/// `paper = "benchmark"`, in name order.
+pub fn discover(results: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let Ok(list) = std::fs::read_dir(results) else {
+        return Ok(Vec::new());
+    };
+    let mut dirs: Vec<PathBuf> = list
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|d| d.join("summary.csv").is_file() && d.join("config.toml").is_file())
+        .collect();
+    dirs.sort();
+    let mut ours = Vec::new();
+    for d in dirs {
+        // The `paper` key alone decides; a config of another paper is not parsed further.
+        let path = d.join("config.toml");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let table: toml::Table = match toml::from_str(&text) {
+            Ok(t) => t,
+            Err(_) => continue,
+        };
+        if table.get("paper").and_then(|p| p.as_str()) == Some(PAPER) {
+            ours.push(d);
+        }
+    }
+    Ok(ours)
+}
+
+/// The learner label and base of a method, and its role.
+fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String, Role) {
+    let protocol = spec.method.protocol();
+    let mut base = spec.kind.to_string();
+    if spec.kind == "external" {
+        // Outside learners share a kind: their program tells them apart.
+        if let Some(prog) = spec.method.params()["command"]
+            .as_array()
+            .and_then(|c| c.last())
+            .and_then(|c| c.as_str())
+        {
+            let stem = Path::new(prog).file_stem().and_then(|s| s.to_str());
+            base = format!("{base} {}", stem.unwrap_or(prog));
+        }
+    }
+    let non_private = matches!(spec.kind, "np" | "logreg_erm")
+        || spec.method.reference()
+        || (protocol.tuning.is_none()
+            && !rows.is_empty()
+            && rows.iter().all(|r| r.epsilon_certified == f64::INFINITY));
+    if non_private {
+        return (format!("{base} (non-private)"), base, Role::Reference);
+    }
+    if let Some(cal) = protocol.calibration {
+        base = format!("{base} ({cal})");
+    }
+    match protocol.tuning {
+        Some("dishonest") => (
+            format!("{base}, best of grid (tuning not paid)"),
+            base,
+            Role::Dishonest,
+        ),
+        Some(t) => (format!("{base}, {t}"), base, Role::Ranked),
+        None => (base.clone(), base, Role::Ranked),
+    }
+}
+
+/// Reads one run folder: its config copy, summary and cells.
+pub fn load(dir: &Path) -> anyhow::Result<Run> {
+    let cfg = Config::load(&dir.join("config.toml"))?;
+    let path = dir.join("summary.csv");
+    let rows = summary::read(&path)?;
+    let current: HashSet<String> = expand(&cfg).iter().map(|c| c.key()).collect();
+    let mut cells: BTreeMap<(String, u64), Vec<CellRecord>> = BTreeMap::new();
+    for c in read_cells(dir)? {
+        if current.contains(&c.key) {
+            cells
+                .entry((c.method.clone(), c.epsilon.to_bits()))
+                .or_default()
+                .push(c);
+        }
+    }
+    let mut learners: Vec<(&String, &MethodSpec, String, String, Role)> = cfg
+        .methods
+        .iter()
+        .map(|(name, spec)| {
+            let mine: Vec<&summary::SummaryRow> =
+                rows.iter().filter(|r| &r.method == name).collect();
+            let (label, base, role) = learner(spec, &mine);
+            (name, spec, label, base, role)
+        })
+        .collect();
+    // Two methods of one run with one protocol: only their names tell them apart.
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for l in &learners {
+        *count.entry(l.2.clone()).or_default() += 1;
+    }
+    for (name, _, label, base, _) in &mut learners {
+        if count[label.as_str()] > 1 {
+            label.push_str(&format!(" [{name}]"));
+            base.push_str(&format!(" [{name}]"));
+        }
+    }
+    let mut entries = Vec::new();
+    for (name, spec, label, base, role) in learners {
+        let mine = rows.iter().filter(|r| &r.method == name);
+        for r in mine {
+            let group = cells
+                .get(&(name.clone(), r.epsilon.to_bits()))
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            let refs: Vec<&CellRecord> = group.iter().collect();
+            let accuracies = if refs.is_empty() {
+                Vec::new()
+            } else {
+                spec.method.aggregate(&refs)?.accuracies
+            };
+            entries.push(Entry {
+                learner: label.clone(),
+                base: base.clone(),
+                role,
+                epsilon: r.epsilon,
+                mean: r.mean_accuracy,
+                ci95: r.ci95,
+                epsilon_certified: r.epsilon_certified,
+                accuracies,
+                wall_ms: group.iter().map(|c| c.wall_ms).collect(),
+            });
+        }
+    }
+    let mut epsilons = cfg.epsilons.clone();
+    epsilons.sort_by(f64::total_cmp);
+    epsilons.dedup();
+    Ok(Run {
+        stem: dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        dataset: cfg.dataset.name.clone(),
+        epsilons,
+        entries,
+    })
+}
