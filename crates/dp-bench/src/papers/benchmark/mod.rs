@@ -25,7 +25,13 @@ use load::Role;
 pub const SPEC: PaperSpec = PaperSpec {
     id: "benchmark",
     title: "Benchmark: every learner under one honest protocol",
-    configs: &["adult-external"],
+    configs: &[
+        "adult-iyengar",
+        "kddcup99",
+        "synthetic-l",
+        "a1a",
+        "adult-external",
+    ],
     figures,
 };
 
