@@ -11,7 +11,7 @@ use crate::figures::save;
 use crate::plot::{Figure, Panel, Series};
 
 /// Characters that fit on one line of the legend strip.
-const LEGEND_CHARS: usize = 24;
+const LEGEND_CHARS: usize = 28;
 
 /// `text` broken at spaces into lines of at most [`LEGEND_CHARS`] (a longer word stays whole).
 fn wrap(text: &str) -> String {
@@ -30,20 +30,13 @@ fn wrap(text: &str) -> String {
 
 /// The legend text of a learner (the legend strip is narrow: one clause per line).
 fn legend(e: &Entry, dropped: usize) -> String {
+    // The panel's title says the role, so the name is the base learner alone.
     let mut name = match e.role {
-        Role::Ranked => e
-            .learner
-            .split(", ")
-            .map(wrap)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Role::Dishonest => format!("{}\n(best of grid,\ntuning not paid)", wrap(&e.base)),
         Role::Reference => wrap(&e.learner),
+        Role::Ranked | Role::Dishonest => wrap(&e.base),
     };
     if dropped > 0 {
-        name.push_str(&format!(
-            "\n(not drawn at {dropped} ε:\nnot a result there)"
-        ));
+        name.push_str(&format!("\n(not drawn at {dropped} ε)"));
     }
     name
 }
@@ -63,7 +56,19 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         run.epsilons.first().copied().unwrap_or(0.1),
         run.epsilons.last().copied().unwrap_or(1.0),
     );
-    let mut series = Vec::new();
+    // One colour per base learner (kind and calibration) in both panels and every dataset's
+    // figure, so that a learner's honest curve and its best-of-grid reference match.
+    let mut bases: Vec<&str> = Vec::new();
+    for learner in order {
+        if let Some(e) = run.entries.iter().find(|e| &e.learner == learner) {
+            if !bases.contains(&e.base.as_str()) {
+                bases.push(&e.base);
+            }
+        }
+    }
+    let empty = |name: &str| Series::line(name.to_string(), Vec::new());
+    let mut ranked: Vec<Series> = bases.iter().map(|b| empty(b)).collect();
+    let mut references: Vec<Series> = bases.iter().map(|b| empty(b)).collect();
     for learner in order {
         let mut mine: Vec<&Entry> = run
             .entries
@@ -72,8 +77,6 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
             .collect();
         mine.sort_by(|a, b| a.epsilon.total_cmp(&b.epsilon));
         let Some(first) = mine.first() else {
-            // Absent from this dataset: an empty series keeps the learner's colour slot.
-            series.push(Series::line(learner.clone(), Vec::new()));
             continue;
         };
         let drawn: Vec<&&Entry> = if first.role == Role::Reference {
@@ -119,20 +122,49 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
                 ..Series::line(name, drawn.iter().map(|e| (e.epsilon, e.mean)).collect())
             }
         };
-        series.push(s);
+        let slot = bases
+            .iter()
+            .position(|b| *b == first.base)
+            .expect("collected above");
+        match first.role {
+            Role::Ranked => ranked[slot] = s,
+            Role::Dishonest | Role::Reference => references[slot] = s,
+        }
     }
+    // The same y range in both panels, so the references read against the ranked curves.
+    let ys = ranked
+        .iter()
+        .chain(&references)
+        .flat_map(|s| s.points.iter().map(|p| p.1));
+    let (ymin, ymax) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+        (a.min(y), b.max(y))
+    });
+    let y_range = (ymin.is_finite() && ymax > ymin).then(|| {
+        let pad = 0.05 * (ymax - ymin);
+        (ymin - pad, ymax + pad)
+    });
+    let panel = |title: &str, series: Vec<Series>| Panel {
+        title: title.into(),
+        x_label: "ε (log)".into(),
+        y_label: "test accuracy (%)".into(),
+        log_x: true,
+        log_y: false,
+        series,
+        y_range,
+    };
     let figure = Figure {
         title: format!("{} ({}): test accuracy against ε", run.stem, run.dataset),
-        panels: vec![Panel {
-            title: "mean ± 95 % CI over trials; dashed: references, not ranked".into(),
-            x_label: "ε (log)".into(),
-            y_label: "test accuracy (%)".into(),
-            log_x: true,
-            log_y: false,
-            series,
-            y_range: None,
-        }],
-        columns: 1,
+        panels: vec![
+            panel(
+                "ranked: honest tuning, or nothing to tune (mean ± 95 % CI)",
+                ranked,
+            ),
+            panel(
+                "references, not ranked: best of grid (tuning not paid), non-private",
+                references,
+            ),
+        ],
+        columns: 2,
     };
     save(out, &run.stem, &figure, &data)
 }
