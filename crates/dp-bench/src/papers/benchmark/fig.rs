@@ -60,10 +60,10 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
     // figure, so that a learner's honest curve and its best-of-grid reference match.
     let mut bases: Vec<&str> = Vec::new();
     for learner in order {
-        if let Some(e) = run.entries.iter().find(|e| &e.learner == learner) {
-            if !bases.contains(&e.base.as_str()) {
-                bases.push(&e.base);
-            }
+        if let Some(e) = run.entries.iter().find(|e| &e.learner == learner)
+            && !bases.contains(&e.base.as_str())
+        {
+            bases.push(&e.base);
         }
     }
     let empty = |name: &str| Series::line(name.to_string(), Vec::new());
