@@ -29,6 +29,12 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset].matches('\n').count() + 1
 }
 
+/// A config file's text; a file that cannot be read is a usage error naming it (exit 2).
+pub fn read_text(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read config file {}: {e}", path.display())).into())
+}
+
 /// A TOML parse error of config file `path` with the offending line quoted.
 pub fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> UsageError {
     let loc = e

@@ -3,17 +3,13 @@
 
 use std::path::Path;
 
-use anyhow::Context as _;
-
 use super::Registry;
-use crate::experiment::config::Config;
+use crate::experiment::config::{Config, read_text};
 
 impl Config {
     /// Reads and validates a config file; every problem names the file and the key.
     pub fn load(path: &Path) -> anyhow::Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config file {}", path.display()))?;
-        Self::parse(&text, path)
+        Self::parse(&read_text(path)?, path)
     }
 
     /// Parses and validates config text with the built-in methods; `path` is only used in

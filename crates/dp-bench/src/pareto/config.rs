@@ -4,12 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::space::{Box5, Distribution};
 use crate::error::UsageError;
-use crate::experiment::config::toml_error;
+use crate::experiment::config::{read_text, toml_error};
 
 /// Which points a study evaluates.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -197,9 +196,7 @@ pub struct StudyConfig {
 impl StudyConfig {
     /// Reads and validates a study config.
     pub fn load(path: &Path) -> anyhow::Result<StudyConfig> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config file {}", path.display()))?;
-        Self::parse(&text, path)
+        Self::parse(&read_text(path)?, path)
     }
 
     /// Parses and validates config text; `path` is only used in messages.

@@ -137,11 +137,7 @@ pub fn run(
     })
 }
 
-/// A config's text, or an error naming the file.
-pub fn read(path: &Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read config file {}: {e}", path.display())).into())
-}
+pub use crate::experiment::config::read_text as read;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Context;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Deserialize;
@@ -19,7 +18,7 @@ use super::logreg::{BoltOnData, BoltOnToy};
 use super::svt::SvtToy;
 use super::{Evaluated, Toy, dpareto, exact, log_hypervolume, random_inputs, surrogate_view};
 use crate::error::UsageError;
-use crate::experiment::config::toml_error;
+use crate::experiment::config::{read_text, toml_error};
 use crate::experiment::provenance::Provenance;
 use crate::experiment::runner::out_dir;
 use crate::figures::csv::LongCsv;
@@ -70,9 +69,7 @@ pub struct IllustrativeConfig {
 impl IllustrativeConfig {
     /// Reads and validates a config.
     pub fn load(path: &Path) -> anyhow::Result<IllustrativeConfig> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config file {}", path.display()))?;
-        Self::parse(&text, path)
+        Self::parse(&read_text(path)?, path)
     }
 
     /// Parses and validates config text; `path` is only used in messages.
