@@ -99,14 +99,14 @@ pub fn write_once(
         if path.exists() {
             return Ok(path);
         }
-        // Unique per writer: several methods (threads) of one run may write the same folder.
-        static WRITERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let k = WRITERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let tmp = dir.join(format!("{name}.{}-{k}.part", std::process::id()));
-        let mut f = BufWriter::new(fs::File::create(&tmp)?);
-        write_f64(&mut f, shape, values)?;
-        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        fs::rename(&tmp, &path)?;
+        // A uniquely named temporary file, renamed into place: several methods (threads) of
+        // one run may write the same folder at once.
+        crate::files::write_atomic(&path, |f| {
+            let mut w = BufWriter::new(f);
+            write_f64(&mut w, shape, values)?;
+            w.flush()?;
+            Ok(())
+        })?;
         Ok(path)
     };
     let write = || -> anyhow::Result<DataFiles> {
