@@ -49,11 +49,6 @@ pub struct DatasetResults {
     pub delta: Option<f64>,
 }
 
-/// Reads a `summary.csv` ([`crate::experiment::summary::read`]).
-pub fn read_summary(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
-    crate::experiment::summary::read(path)
-}
-
 fn read_delta(dir: &Path) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join("config.toml")).ok()?;
     text.parse::<toml::Table>().ok()?.get("delta")?.as_float()
@@ -79,7 +74,7 @@ pub fn load_one(
     if !path.is_file() {
         return Ok(None);
     }
-    let rows = read_summary(&path)?;
+    let rows = crate::experiment::summary::read(&path)?;
     Ok((!rows.is_empty()).then(|| DatasetResults {
         stem,
         name,
