@@ -19,22 +19,12 @@ pub const KIND: StudyKind = StudyKind {
     plan,
 };
 
-fn load(path: &Path, text: &str) -> anyhow::Result<Config> {
-    Config::parse(text, path)
-}
-
 fn run(req: &Request) -> anyhow::Result<()> {
-    let cfg = load(req.path, req.text)?;
+    let cfg = Config::parse(req.text, req.path)?;
     if cfg.audit.is_some() {
         // An audit's runs are seeded per (method, ε, side, run) and resume by outcome file;
         // they are not split into shards.
-        if let Some(s) = req.shard.filter(|s| s.index != 0) {
-            eprintln!(
-                "{}: an audit runs whole, in shard 0; shard {} of {} has nothing to do",
-                req.path.display(),
-                s.index,
-                s.count
-            );
+        if super::idle_shard(req.path, "an audit", req.shard) {
             return Ok(());
         }
         return run_audit(&cfg, req.path, req.out.clone(), req.quiet);
@@ -68,7 +58,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
 }
 
 fn plan(path: &Path, out: Option<&Path>) -> anyhow::Result<Planned> {
-    let cfg = load(path, &super::read(path)?)?;
+    let cfg = Config::parse(&super::read(path)?, path)?;
     if cfg.audit.is_some() {
         return Err(UsageError(format!(
             "{}: an audit runs whole on one machine (minutes); run it with `dp-bench run`",

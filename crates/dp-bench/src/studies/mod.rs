@@ -87,8 +87,9 @@ pub fn declared(text: &str, path: &Path) -> anyhow::Result<&'static StudyKind> {
         if !known {
             let ids: Vec<&str> = crate::papers::PAPERS.iter().map(|p| p.id).collect();
             return Err(fail(format!(
-                "key `paper` = {p} is not a paper of this project; use one of {}, or remove the \
+                "key `paper` = {} is not a paper of this project; use one of {}, or remove the \
                  key (then results go under results/)",
+                p,
                 ids.join(", ")
             )));
         }
@@ -102,7 +103,8 @@ pub fn declared(text: &str, path: &Path) -> anyhow::Result<&'static StudyKind> {
         .and_then(|s| STUDIES.iter().find(|k| k.name == s));
     found.ok_or_else(|| {
         fail(format!(
-            "key `study` = {study} is not a kind of study; use one of {} (see `dp-bench list`)",
+            "key `study` = {} is not a kind of study; use one of {} (see `dp-bench list`)",
+            study,
             names.join(", ")
         ))
     })
@@ -117,14 +119,7 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let text = read(path)?;
     let kind = declared(&text, path)?;
-    if let Some(s) = shard.filter(|s| !kind.shardable && s.index != 0) {
-        eprintln!(
-            "{}: a {} study runs whole, in shard 0; shard {} of {} has nothing to do",
-            path.display(),
-            kind.name,
-            s.index,
-            s.count
-        );
+    if !kind.shardable && idle_shard(path, &format!("a {} study", kind.name), shard) {
         return Ok(());
     }
     let shard = shard.filter(|_| kind.shardable);
@@ -135,6 +130,21 @@ pub fn run(
         quiet,
         shard,
     })
+}
+
+/// Whether `shard` is one that a study run whole (in shard 0) leaves with nothing to do; says
+/// so on stderr. `what` names the study ("an audit").
+fn idle_shard(path: &Path, what: &str, shard: Option<Shard>) -> bool {
+    let Some(s) = shard.filter(|s| s.index != 0) else {
+        return false;
+    };
+    eprintln!(
+        "{}: {what} runs whole, in shard 0; shard {} of {} has nothing to do",
+        path.display(),
+        s.index,
+        s.count
+    );
+    true
 }
 
 pub use crate::experiment::config::read_text as read;
