@@ -89,7 +89,7 @@ pub fn declared(text: &str, path: &Path) -> anyhow::Result<&'static StudyKind> {
             return Err(fail(format!(
                 "key `paper` = {} is not a paper of this project; use one of {}, or remove the \
                  key (then results go under results/)",
-                p,
+                shown(&p),
                 ids.join(", ")
             )));
         }
@@ -104,10 +104,19 @@ pub fn declared(text: &str, path: &Path) -> anyhow::Result<&'static StudyKind> {
     found.ok_or_else(|| {
         fail(format!(
             "key `study` = {} is not a kind of study; use one of {} (see `dp-bench list`)",
-            study,
+            shown(&study),
             names.join(", ")
         ))
     })
+}
+
+/// A config value on one line for a message: a string quoted and escaped as Rust does (TOML
+/// would print a string holding a newline as a multi-line literal), anything else as TOML.
+fn shown(v: &toml::Value) -> String {
+    match v.as_str() {
+        Some(s) => format!("{s:?}"),
+        None => v.to_string().replace('\n', "\\n"),
+    }
 }
 
 /// Reads a config and runs the study it declares.
@@ -182,6 +191,12 @@ mod tests {
         let e = kind("paper = \"nope\"").unwrap_err();
         assert!(
             e.contains("key `paper` = \"nope\"") && e.contains("avent2020"),
+            "{e}"
+        );
+        // A hostile value is quoted in the message, never echoed raw (one line, escaped).
+        let e = kind("study = \"g\\nrid<script>\"").unwrap_err();
+        assert!(
+            !e.contains('\n') && e.contains(r#""g\nrid<script>""#),
             "{e}"
         );
         let e = kind("study = [").unwrap_err();
