@@ -50,5 +50,9 @@ fn every_committed_config_validates_as_its_study() {
             failed.push(format!("{}: {message}", path.display()));
         }
     }
-    assert!(failed.is_empty(), "configs that do not validate:\n{}", failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "configs that do not validate:\n{}",
+        failed.join("\n")
+    );
 }

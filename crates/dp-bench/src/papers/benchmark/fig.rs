@@ -1,7 +1,8 @@
 //! `<stem>.png` per run: test accuracy (mean ± 95 % CI) against ε for every learner of one
 //! dataset. Ranked learners are solid; a dishonest (best of grid, tuning not paid) entry is
-//! dashed, the "tuning for free" reference; a non-private reference is a horizontal dashed
-//! line. Cells that are not results at their ε (over budget, no accuracy) are not drawn.
+//! dashed, the "tuning for free" reference, as is a learner whose ε nothing certifies (drawn
+//! at every ε it has an accuracy); a non-private reference is a horizontal dashed line. Cells
+//! that are not results at their ε (over budget, no accuracy) are not drawn.
 
 use std::path::{Path, PathBuf};
 
@@ -32,7 +33,7 @@ fn wrap(text: &str) -> String {
 fn legend(e: &Entry, dropped: usize) -> String {
     // The panel's title says the role, so the name is the base learner alone.
     let mut name = match e.role {
-        Role::Reference => wrap(&e.learner),
+        Role::Reference | Role::Refused => wrap(&e.learner),
         Role::Ranked | Role::Dishonest => wrap(&e.base),
     };
     if dropped > 0 {
@@ -79,7 +80,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         let Some(first) = mine.first() else {
             continue;
         };
-        let drawn: Vec<&&Entry> = if first.role == Role::Reference {
+        let drawn: Vec<&&Entry> = if matches!(first.role, Role::Reference | Role::Refused) {
             mine.iter().filter(|e| e.mean.is_finite()).collect()
         } else {
             mine.iter()
@@ -118,7 +119,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
                         .map(|e| if e.ci95.is_finite() { e.ci95 } else { 0.0 })
                         .collect(),
                 ),
-                dashed: first.role == Role::Dishonest,
+                dashed: first.role != Role::Ranked,
                 ..Series::line(name, drawn.iter().map(|e| (e.epsilon, e.mean)).collect())
             }
         };
@@ -128,7 +129,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
             .expect("collected above");
         match first.role {
             Role::Ranked => ranked[slot] = s,
-            Role::Dishonest | Role::Reference => references[slot] = s,
+            Role::Dishonest | Role::Refused | Role::Reference => references[slot] = s,
         }
     }
     // The same y range in both panels, so the references read against the ranked curves.
@@ -160,7 +161,12 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
                 ranked,
             ),
             panel(
-                "references, not ranked: best of grid (tuning not paid), non-private",
+                if run.entries.iter().any(|e| e.role == Role::Refused) {
+                    "references, not ranked: best of grid (tuning not paid), ε not certified, \
+                     non-private"
+                } else {
+                    "references, not ranked: best of grid (tuning not paid), non-private"
+                },
                 references,
             ),
         ],

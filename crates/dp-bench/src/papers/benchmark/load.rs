@@ -23,6 +23,9 @@ pub enum Role {
     Ranked,
     /// Best of a grid whose tuning is not paid for: drawn for reference, never ranked.
     Dishonest,
+    /// A learner that claims privacy but that nothing here certifies at any ε (RSPM's stated
+    /// ε): drawn for reference beside the others, never ranked.
+    Refused,
     /// A non-private reference: a horizontal line, never ranked.
     Reference,
 }
@@ -123,16 +126,19 @@ fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String,
             base = format!("{base} {}", stem.unwrap_or(prog));
         }
     }
-    let non_private = matches!(spec.kind, "np" | "logreg_erm")
-        || spec.method.reference()
-        || (protocol.tuning.is_none()
-            && !rows.is_empty()
-            && rows.iter().all(|r| r.epsilon_certified == f64::INFINITY));
-    if non_private {
+    if matches!(spec.kind, "np" | "logreg_erm") || spec.method.reference() {
         return (format!("{base} (non-private)"), base, Role::Reference);
     }
     if let Some(cal) = protocol.calibration {
         base = format!("{base} ({cal})");
+    }
+    // A private learner whose every cell certifies ∞ is not a non-private level: its accuracy
+    // moves with ε, and its claim is what is refused.
+    if protocol.tuning.is_none()
+        && !rows.is_empty()
+        && rows.iter().all(|r| r.epsilon_certified == f64::INFINITY)
+    {
+        return (format!("{base} (ε not certified)"), base, Role::Refused);
     }
     match protocol.tuning {
         Some("dishonest") => (

@@ -27,6 +27,7 @@ fn role_name(r: Role) -> &'static str {
     match r {
         Role::Ranked => "ranked",
         Role::Dishonest => "dishonest (reference)",
+        Role::Refused => "refused: ε not certified (reference)",
         Role::Reference => "non-private (reference)",
     }
 }
@@ -97,6 +98,7 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
                 let note = match e.role {
                     Role::Ranked => e.unranked_reason().map(|w| format!("not ranked: {w}")),
                     Role::Dishonest => Some("best of grid, tuning not paid".into()),
+                    Role::Refused => Some("refused as private: no certified ε".into()),
                     Role::Reference => Some("non-private reference".into()),
                 }
                 .unwrap_or_default();

@@ -36,6 +36,11 @@ candidates = "random"
 
 [methods.np]
 kind = "np"
+
+# A private learner that nothing certifies (as RSPM's stated epsilon): refused, still drawn.
+[methods.unsure]
+kind = "alg1"
+tau = 0.02
 "#;
 
 /// Writes `results/<stem>/` with the config, cells and summary; `acc(method, ε, trial)` is a
@@ -94,7 +99,11 @@ fn acc(m: &str, e: f64, t: u32) -> f64 {
 }
 
 fn certified(m: &str, e: f64) -> f64 {
-    if m == "np" { f64::INFINITY } else { 0.9 * e }
+    if m == "np" || m == "unsure" {
+        f64::INFINITY
+    } else {
+        0.9 * e
+    }
 }
 
 #[test]
@@ -168,6 +177,21 @@ fn benchmark_figures_rank_learners_and_flag_failed_and_over_budget_cells() {
     assert!(t.num(row("d3", 1.0, free), "rank").unwrap().is_nan());
     let np = row("d3", 0.1, "np (non-private)");
     assert_eq!(t.text(np, "role").unwrap(), "non-private (reference)");
+    // A private learner certified nowhere is a refused reference, drawn at every ε.
+    let unsure = "alg1 (certified) (ε not certified)";
+    let r = row("d3", 0.1, unsure);
+    assert_eq!(
+        t.text(r, "role").unwrap(),
+        "refused: ε not certified (reference)"
+    );
+    assert!(t.num(r, "rank").unwrap().is_nan());
+    let d3 = Table::read(&out.join("d3.csv")).unwrap();
+    let drawn_refused = (0..d3.rows.len())
+        .filter(|&i| {
+            d3.text(i, "role").unwrap() == "refused" && d3.text(i, "drawn").unwrap() == "yes"
+        })
+        .count();
+    assert_eq!(drawn_refused, 2);
     // The failed and the over-budget cells are shown, not ranked, and say why.
     let failed = row("d2", 1.0, alg1);
     assert!(t.num(failed, "rank").unwrap().is_nan());
