@@ -25,6 +25,14 @@ from sklearn.exceptions import ConvergenceWarning
 from worker_loop import serve
 
 
+def declare(request):
+    """The event of a fit: pure epsilon-DP at the requested epsilon, whatever C is."""
+    return {
+        "relation": "REPLACE_ONE",
+        "event": {"type": "EpsilonDelta", "epsilon": float(request["epsilon"]), "delta": 0.0},
+    }
+
+
 def fit(request, x, y):
     hp = request.get("hyperparameters") or {}
     eps = float(request["epsilon"])
@@ -47,12 +55,8 @@ def fit(request, x, y):
         clf.fit(rows, np.asarray(y))
     if list(clf.classes_) != [0.0, 1.0]:
         raise ValueError(f"expected classes [0, 1], got {clf.classes_}")
-    return {
-        "theta": clf.coef_.ravel().tolist(),
-        "relation": "REPLACE_ONE",
-        "event": {"type": "EpsilonDelta", "epsilon": eps, "delta": 0.0},
-    }
+    return {"theta": clf.coef_.ravel().tolist(), **declare(request)}
 
 
 if __name__ == "__main__":
-    serve(fit)
+    serve(fit, declare)

@@ -69,17 +69,40 @@ def calibrate(q, steps, eps, delta):
     return hi
 
 
-def fit(request, x, y):
+def schedule(request):
+    """(q, steps, z) of a run: from n, the hyperparameters and the target alone, never data."""
     hp = request.get("hyperparameters") or {}
-    n, d = x.shape
+    n = int(request["n"])
     q = min(1.0, float(hp.get("batch_size", 256)) / n)
     steps = int(math.ceil(float(hp.get("epochs", 5)) / q))
-    clip = float(hp.get("clip", 1.0))
-    lr = float(hp.get("lr", 0.5))
     if "noise_multiplier" in hp:
         z = float(hp["noise_multiplier"])
     else:
         z = calibrate(q, steps, float(request["epsilon"]), float(request["delta"]))
+    return q, steps, z
+
+
+def declared(q, steps, z):
+    """The relation and event of `steps` Poisson subsampled Gaussian steps."""
+    return {
+        "relation": "ADD_OR_REMOVE_ONE",
+        "event": {"type": "SelfComposed", "count": steps,
+                  "event": {"type": "PoissonSampled", "sampling_probability": q,
+                            "event": {"type": "Gaussian", "noise_multiplier": z}}},
+    }
+
+
+def declare(request):
+    """The event of a fit with these parameters (the harness tunes on it)."""
+    return declared(*schedule(request))
+
+
+def fit(request, x, y):
+    hp = request.get("hyperparameters") or {}
+    n, d = x.shape
+    q, steps, z = schedule(request)
+    clip = float(hp.get("clip", 1.0))
+    lr = float(hp.get("lr", 0.5))
     rng = np.random.default_rng(int(request["seed"]))
     signs = 2.0 * np.asarray(y) - 1.0
     theta = np.zeros(d)
@@ -95,13 +118,10 @@ def fit(request, x, y):
         theta -= lr * noisy / (q * n)
     return {
         "theta": theta.tolist(),
-        "relation": "ADD_OR_REMOVE_ONE",
-        "event": {"type": "SelfComposed", "count": steps,
-                  "event": {"type": "PoissonSampled", "sampling_probability": q,
-                            "event": {"type": "Gaussian", "noise_multiplier": z}}},
+        **declared(q, steps, z),
         "details": {"noise_multiplier": z, "steps": steps, "sampling_probability": q},
     }
 
 
 if __name__ == "__main__":
-    serve(fit)
+    serve(fit, declare)

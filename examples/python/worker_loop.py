@@ -1,10 +1,13 @@
 """The worker side of dp-bench's external-learner protocol (docs/external-learners.md).
 
-A learner module calls ``serve(fit)``: one request per line on stdin, one response per line
-on stdout, ``id`` echoed. ``fit(request, x, y)`` gets the request and the training arrays
-(memory-mapped, read-only) and returns a dict with ``theta`` (or ``predictions``),
-``relation`` and ``event``; an exception becomes ``{"ok": false, "error": ...}`` for that
-request only. Logs go to stderr, never stdout (stdout carries the protocol).
+A learner module calls ``serve(fit, declare)``: one request per line on stdin, one response
+per line on stdout, ``id`` echoed. ``fit(request, x, y)`` gets the request and the training
+arrays (memory-mapped, read-only) and returns a dict with ``theta`` (or ``predictions``),
+``relation`` and ``event``. ``declare(request)`` (needed only when the harness tunes the
+learner honestly) gets a request without data or seed and returns the ``relation`` and
+``event`` a fit with the same n, d, epsilon, delta and hyperparameters would return; the
+harness checks that every fit declares exactly that. An exception becomes
+``{"ok": false, "error": ...}`` for that request only. Logs go to stderr, never stdout (stdout carries the protocol).
 """
 
 import json
@@ -19,7 +22,7 @@ def load(path):
     return np.load(path, mmap_mode="r", allow_pickle=False)
 
 
-def serve(fit):
+def serve(fit, declare=None):
     """Answers requests until stdin closes."""
     for line in sys.stdin:
         if not line.strip():
@@ -27,13 +30,17 @@ def serve(fit):
         request = json.loads(line)
         rid = request.get("id")
         try:
-            if request.get("method") != "fit":
-                raise ValueError(f"unknown method {request.get('method')!r}")
-            x = load(request["train_x"])
-            y = load(request["train_y"])
-            if x.shape != (request["n"], request["d"]) or y.shape != (request["n"],):
-                raise ValueError(f"arrays {x.shape}, {y.shape} do not match n, d")
-            response = {"id": rid, "ok": True, **fit(request, x, y)}
+            method = request.get("method")
+            if method == "declare" and declare is not None:
+                response = {"id": rid, "ok": True, **declare(request)}
+            elif method == "fit":
+                x = load(request["train_x"])
+                y = load(request["train_y"])
+                if x.shape != (request["n"], request["d"]) or y.shape != (request["n"],):
+                    raise ValueError(f"arrays {x.shape}, {y.shape} do not match n, d")
+                response = {"id": rid, "ok": True, **fit(request, x, y)}
+            else:
+                raise ValueError(f"unknown method {method!r}")
             # allow_nan=False: a non-finite value fails here, not as invalid JSON downstream.
             text = json.dumps(response, allow_nan=False)
         except Exception as e:  # one request fails, the worker goes on

@@ -169,6 +169,62 @@ fn misbehaving_learners_fail_or_are_flagged_in_their_own_cells_only() {
 }
 
 #[test]
+fn a_tuned_learner_pays_for_its_prior_and_must_declare_what_it_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let tuned = |name: &str, mode: &str, tuning: &str| {
+        misbehaving(
+            name,
+            mode,
+            &format!("tuning = \"{tuning}\"\nprior = {{ sign = [1.0, -1.0] }}\n"),
+        )
+    };
+    let config = HEAD.replace("trials = 1", "trials = 3")
+        + &tuned("honest_tuned", "tuned", "honest")
+        + &tuned("free", "tuned", "dishonest")
+        + &tuned("liar", "switch", "honest")
+        + &tuned("mute", "nodeclare", "honest");
+    run(&config, &out);
+    let cells = cells(&out);
+    let of = |m: &'static str| cells.iter().filter(move |c| c.0 == m);
+    for c in of("honest_tuned") {
+        // Pure ε per run, tuned by Papernot–Steinke: each run gets less than the target and
+        // the whole procedure is certified at or below it.
+        let run_eps = c.3["run_epsilon"].as_f64().unwrap();
+        assert!(run_eps > 0.05 && run_eps < 0.5, "{c:?}");
+        assert!(c.2 <= 1.0 && c.2 > 0.9, "{c:?}");
+        assert!(c.1.is_finite(), "{c:?}");
+        assert_eq!(
+            c.3["runs"].as_u64().unwrap() as usize,
+            c.3["scores"].as_array().unwrap().len()
+        );
+    }
+    for c in of("free") {
+        // Every point at the full budget: each certified at the target, the cost of picking
+        // ignored (the reference the leaderboard labels as such).
+        assert_eq!(c.2, 1.0, "{c:?}");
+        assert_eq!(c.3["scores"].as_array().unwrap().len(), 2, "{c:?}");
+    }
+    for c in of("liar") {
+        let err = c.3["error"].as_str().unwrap_or_else(|| panic!("{c:?}"));
+        assert!(err.contains("a learner must declare what it does"), "{err}");
+        assert!(c.1.is_nan() && c.2 == f64::INFINITY, "{c:?}");
+    }
+    for c in of("mute") {
+        let err = c.3["error"].as_str().unwrap_or_else(|| panic!("{c:?}"));
+        assert!(
+            err.contains("no per-run target makes the tuned learner"),
+            "{err}"
+        );
+        assert!(err.contains("unknown method 'declare'"), "{err}");
+    }
+    // Dishonest tuning reports the sign that is best on mean over trials: +1.
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let row = summary.lines().find(|l| l.starts_with("free,")).unwrap();
+    assert!(row.contains("sign=1.0"), "{row}");
+}
+
+#[test]
 fn a_crashing_learner_is_restarted_a_bounded_number_of_times() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");

@@ -1,7 +1,10 @@
 """A test learner for tests/external_cli.rs that misbehaves as `hyperparameters.mode` says:
 honest (a least-squares theta declared as pure epsilon at the target: a false claim the
 harness cannot see, used only to test the plumbing), overclaim (declares EpsilonDelta{2 epsilon, 0}), crash,
-hang, not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline."""
+hang, not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline;
+and for tuning: tuned (declares pure epsilon at the target, in advance and with each fit;
+theta times hyperparameters.sign), switch (declares epsilon in advance, epsilon / 2 with the
+fit), nodeclare (answers no declare request)."""
 
 import json
 import os
@@ -13,13 +16,26 @@ import numpy as np
 for line in sys.stdin:
     req = json.loads(line)
     mode = req["hyperparameters"].get("mode", "honest")
+    if req["method"] == "declare":
+        if mode == "nodeclare":
+            out = {"id": req["id"], "ok": False, "error": "unknown method 'declare'"}
+        else:
+            out = {"id": req["id"], "ok": True, "relation": "ADD_OR_REMOVE_ONE",
+                   "event": {"type": "EpsilonDelta", "epsilon": req["epsilon"], "delta": 0.0}}
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
+        continue
     x = np.load(req["train_x"], mmap_mode="r", allow_pickle=False)
     y = np.load(req["train_y"], mmap_mode="r", allow_pickle=False)
     theta = np.linalg.lstsq(x, 2.0 * y - 1.0, rcond=None)[0].tolist()
     eps = req["epsilon"]
     out = {"id": req["id"], "ok": True, "theta": theta, "relation": "ADD_OR_REMOVE_ONE",
            "event": {"type": "EpsilonDelta", "epsilon": eps, "delta": 0.0}}
-    if mode == "overclaim":
+    theta = [t * req["hyperparameters"].get("sign", 1.0) for t in theta]
+    out["theta"] = theta
+    if mode == "switch":
+        out["event"]["epsilon"] = eps / 2
+    elif mode == "overclaim":
         out["event"]["epsilon"] = 2 * eps
     elif mode == "crash":
         print("boom: the learner fell over", file=sys.stderr, flush=True)

@@ -4,6 +4,11 @@
 //! back itself, and certifies the cell from the event the learner declares, with our
 //! accountants: a declaration is a description, never a number taken on trust.
 //!
+//! With `tuning = "honest"` the harness tunes the learner's `prior` as it tunes every built-in
+//! learner (`tuned.rs`): Papernot–Steinke selection, the per-run target calibrated on the
+//! events the learner declares in advance for every point of its prior. `"dishonest"` runs
+//! every point at the full budget, the "tuning for free" reference.
+//!
 //! A cell the learner fails (a crash, a hang past `timeout_seconds`, a malformed or refused
 //! response, an event the accountants cannot bound) is recorded as failed: accuracy NaN,
 //! `epsilon_accounted` ∞, `details.error` says why. It is not an `Err`, which would stop the
@@ -14,6 +19,7 @@
 
 mod npy;
 mod protocol;
+mod tuned;
 mod worker;
 
 use std::path::PathBuf;
@@ -21,13 +27,18 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use dp_core::accounting::Event;
 use dp_core::accounting::event::Neighbours;
 use dp_core::accounting::event_json;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{CellOutcome, Context, Method, MethodEntry, Protocol, parse_table, test_accuracy};
+use super::{
+    Aggregate, CellOutcome, Context, Method, MethodEntry, Protocol, parse_table, test_accuracy,
+};
 use crate::experiment::grid::Cell;
+use crate::experiment::record::CellRecord;
+use crate::methods::dpsgd::Tuning;
 pub use npy::{DataFiles, write_f64};
 pub use protocol::Output;
 use protocol::{Broken, Expect, Request, Response};
@@ -72,9 +83,25 @@ pub struct ExternalConfig {
     /// Seconds a request may take before the worker is killed and the cell failed.
     #[serde(default = "default_timeout")]
     pub timeout_seconds: f64,
-    /// Fixed values passed to the worker as JSON (no tuning: one run at the full budget).
+    /// Fixed values passed to the worker as JSON (without `tuning`: one run at the full
+    /// budget).
     #[serde(default)]
     pub hyperparameters: toml::Table,
+    /// `"honest"` (Papernot–Steinke, cost accounted) or `"dishonest"` (best of the prior's
+    /// points, cost ignored) tuning over `prior`; absent: the fixed `hyperparameters` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<Tuning>,
+    /// The learner's prior, fixed before it sees data: each key's list of values. A run draws
+    /// one value per key, uniformly and independently; the points are the lists' product.
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub prior: toml::Table,
+    /// Honest tuning's K ~ Poisson(μ) with P[K > grid_size] = tail_prob (default 10, as every
+    /// built-in learner's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_size: Option<u32>,
+    /// See `grid_size` (default 0.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_prob: Option<f64>,
     /// What the learner returns.
     #[serde(default = "default_output")]
     pub output: Output,
@@ -109,9 +136,9 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
             cfg.timeout_seconds
         ));
     }
+    let points = tuned::points(&cfg)?;
     Ok(Box::new(External {
-        hyperparameters: serde_json::to_value(&cfg.hyperparameters)
-            .map_err(|e| format!("hyperparameters` cannot be written as JSON: {e}"))?,
+        points,
         cfg,
         state: Arc::default(),
     }))
@@ -120,7 +147,9 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
 /// The method: its config and the workers and files its cells share.
 pub struct External {
     cfg: ExternalConfig,
-    hyperparameters: Value,
+    /// The hyperparameters of each run it may make: the fixed ones alone, or with one point
+    /// of the prior each.
+    points: Vec<Value>,
     state: Arc<State>,
 }
 
@@ -139,6 +168,7 @@ struct State {
     restarts: AtomicU32,
     next_id: AtomicU64,
     last_failure: Mutex<String>,
+    plans: tuned::Plans,
 }
 
 impl Method for External {
@@ -154,7 +184,7 @@ impl Method for External {
     fn protocol(&self) -> Protocol {
         Protocol {
             calibration: Some("declared"),
-            tuning: None,
+            tuning: self.cfg.tuning.map(Tuning::name),
         }
     }
 
@@ -165,11 +195,34 @@ impl Method for External {
 
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let files = self.files(ctx)?;
-        Ok(match self.fit(ctx, cell, &files) {
-            Ok(out) => out,
-            Err(reason) => failed(reason),
+        let outcome = match self.cfg.tuning {
+            None => self.fixed(ctx, cell, &files),
+            Some(Tuning::Honest) => tuned::honest(self, ctx, cell, &files),
+            Some(Tuning::Dishonest) => tuned::dishonest(self, ctx, cell, &files),
+        };
+        Ok(outcome.unwrap_or_else(failed))
+    }
+
+    fn aggregate(&self, cells: &[&CellRecord]) -> anyhow::Result<Aggregate> {
+        Ok(match self.cfg.tuning {
+            Some(Tuning::Dishonest) => {
+                let mut agg = Aggregate::best_mean_over_candidates(cells);
+                agg.label = agg
+                    .chosen
+                    .and_then(|i| self.points.get(i as usize))
+                    .map(|p| tuned::label(&self.cfg.prior, p));
+                agg
+            }
+            _ => Aggregate::per_trial(cells),
         })
     }
+}
+
+/// One scored fit.
+struct Fit {
+    accuracy: f64,
+    event: Event,
+    details: Value,
 }
 
 /// A failed cell: nothing released, nothing certified.
@@ -202,12 +255,7 @@ impl External {
 
     /// One request to a pooled worker and everything checked about its answer; `Err` is the
     /// reason the cell failed.
-    fn fit(
-        &self,
-        ctx: &Context<'_>,
-        cell: &Cell,
-        files: &DataFiles,
-    ) -> Result<CellOutcome, String> {
+    fn exchange(&self, request: &Request<'_>, expect: &Expect) -> Result<Response, String> {
         let st = &self.state;
         let restarts = st.restarts.load(Ordering::SeqCst);
         if restarts > self.cfg.max_restarts {
@@ -223,18 +271,6 @@ impl External {
             Some(w) => w,
             None => Worker::start(&self.cfg.command).map_err(|e| self.restart(e.to_string()))?,
         };
-        let id = st.next_id.fetch_add(1, Ordering::SeqCst);
-        let (n, d) = (ctx.train.n(), ctx.train.d());
-        let request = Request {
-            id,
-            files,
-            n,
-            d,
-            epsilon: cell.epsilon,
-            delta: ctx.cfg.delta,
-            seed: cell.seed,
-            hyperparameters: &self.hyperparameters,
-        };
         let timeout = Duration::from_secs_f64(self.cfg.timeout_seconds);
         let line = w.call(&request.line(), timeout).map_err(|e| {
             self.restart(format!(
@@ -242,37 +278,83 @@ impl External {
                 w.stderr_tail()
             ))
         })?;
-        let expect = Expect {
-            id,
-            output: self.cfg.output,
-            len: match self.cfg.output {
-                Output::Theta => d,
-                Output::Predictions => ctx.test.len(),
-            },
-            relation: self.cfg.relation.neighbours(),
-            n: n as u64,
-        };
-        let response = match protocol::read(&line, &expect) {
+        match protocol::read(&line, expect) {
             Err(Broken(why)) => {
                 drop(w); // stops the worker: its stream can no longer be trusted
-                return Err(self.restart(why));
+                Err(self.restart(why))
             }
             Ok(r) => {
                 st.idle.lock().unwrap_or_else(|p| p.into_inner()).push(w);
-                r?
+                match r? {
+                    Response::Declined(why) => Err(format!("the learner declined: {why}")),
+                    r => Ok(r),
+                }
             }
+        }
+    }
+
+    fn expect(&self, ctx: &Context<'_>, id: u64, output: Option<Output>) -> Expect {
+        Expect {
+            id,
+            output,
+            len: match output {
+                Some(Output::Predictions) => ctx.test.len(),
+                _ => ctx.train.d(),
+            },
+            relation: self.cfg.relation.neighbours(),
+            n: ctx.train.n() as u64,
+        }
+    }
+
+    /// The event the learner declares, without data, for a run at `target` with `point`.
+    fn declare(&self, ctx: &Context<'_>, point: &Value, epsilon: f64) -> Result<Event, String> {
+        let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
+        let request = Request {
+            id,
+            files: None,
+            n: ctx.train.n(),
+            d: ctx.train.d(),
+            epsilon,
+            delta: ctx.cfg.delta,
+            seed: 0,
+            hyperparameters: point,
         };
-        let (values, event, learner) = match response {
-            Response::Declined(why) => return Err(format!("the learner declined: {why}")),
-            Response::Fitted {
-                values,
-                event,
-                details,
-            } => (values, event, details),
+        match self.exchange(&request, &self.expect(ctx, id, None))? {
+            Response::Declared(event) => Ok(event),
+            other => Err(format!("expected a declaration, got {other:?}")),
+        }
+    }
+
+    /// One fit at (`epsilon`, the config's δ) with `point`, scored on the test rows: the
+    /// accuracy, the declared event and the learner's own details.
+    fn fit(
+        &self,
+        ctx: &Context<'_>,
+        files: &DataFiles,
+        point: &Value,
+        epsilon: f64,
+        seed: u64,
+    ) -> Result<Fit, String> {
+        let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
+        let request = Request {
+            id,
+            files: Some(files),
+            n: ctx.train.n(),
+            d: ctx.train.d(),
+            epsilon,
+            delta: ctx.cfg.delta,
+            seed,
+            hyperparameters: point,
         };
-        let eps = ctx
-            .certify_declared(&event)
-            .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))?;
+        let expect = self.expect(ctx, id, Some(self.cfg.output));
+        let Response::Fitted {
+            values,
+            event,
+            details,
+        } = self.exchange(&request, &expect)?
+        else {
+            return Err("expected a fit, got a declaration".into());
+        };
         let accuracy = match self.cfg.output {
             Output::Theta => test_accuracy(ctx, &values),
             Output::Predictions => {
@@ -284,20 +366,39 @@ impl External {
                 100.0 * right as f64 / values.len().max(1) as f64
             }
         };
+        Ok(Fit {
+            accuracy,
+            event,
+            details,
+        })
+    }
+
+    /// The fixed hyperparameters, one run at the cell's full budget.
+    fn fixed(
+        &self,
+        ctx: &Context<'_>,
+        cell: &Cell,
+        files: &DataFiles,
+    ) -> Result<CellOutcome, String> {
+        let fit = self.fit(ctx, files, &self.points[0], cell.epsilon, cell.seed)?;
+        let eps = ctx
+            .certify_declared(&fit.event)
+            .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))?;
         let over_budget = eps > cell.epsilon;
         let mut details = json!({
             "relation": event_json::relation_name(self.cfg.relation.neighbours()),
-            "event": event_json::to_json(&event, Some(n as u64)).unwrap_or(Value::Null),
+            "event": event_json::to_json(&fit.event, Some(ctx.train.n() as u64))
+                .unwrap_or(Value::Null),
             "over_budget": over_budget,
         });
-        if !learner.is_null() {
-            details["learner"] = learner;
+        if !fit.details.is_null() {
+            details["learner"] = fit.details;
         }
         if over_budget {
-            details["accuracy"] = json!(accuracy);
+            details["accuracy"] = json!(fit.accuracy);
         }
         Ok(CellOutcome {
-            accuracy: if over_budget { f64::NAN } else { accuracy },
+            accuracy: if over_budget { f64::NAN } else { fit.accuracy },
             epsilon_accounted: eps,
             details,
         })

@@ -1,6 +1,7 @@
 //! The messages between the harness and an outside learner (`docs/external-learners.md`):
-//! one `fit` request per cell and the checks its response must pass before anything in it is
-//! used. The response's event is parsed by dp-core's closed vocabulary and accounted by our
+//! a `fit` request per run, a `declare` request (the event a fit would declare, without
+//! data) per hyperparameter point when the harness tunes honestly, and the checks a response
+//! must pass before anything in it is used. The response's event is parsed by dp-core's closed vocabulary and accounted by our
 //! accountants; its relation must be the one the config declares.
 
 use dp_core::accounting::Event;
@@ -20,12 +21,13 @@ pub enum Output {
     Predictions,
 }
 
-/// One cell's request.
+/// One request: a fit, or (no arrays) a declaration.
 pub struct Request<'a> {
     /// Echoed by the response.
     pub id: u64,
-    /// The arrays.
-    pub files: &'a DataFiles,
+    /// The arrays of a `fit`; `None` asks the learner to `declare` the event a fit with
+    /// these parameters would declare, without data (honest tuning calibrates on it).
+    pub files: Option<&'a DataFiles>,
     /// Training rows and columns.
     pub n: usize,
     /// Columns.
@@ -34,9 +36,9 @@ pub struct Request<'a> {
     pub epsilon: f64,
     /// Target δ.
     pub delta: f64,
-    /// The cell's seed: the learner must be deterministic given it.
+    /// The run's seed: the learner must be deterministic given it.
     pub seed: u64,
-    /// The config's `hyperparameters`.
+    /// The run's hyperparameters (the config's fixed ones and, when tuned, a prior draw).
     pub hyperparameters: &'a Value,
 }
 
@@ -45,18 +47,21 @@ impl Request<'_> {
     pub fn line(&self) -> String {
         let mut r = json!({
             "id": self.id,
-            "method": "fit",
-            "train_x": self.files.train_x,
-            "train_y": self.files.train_y,
+            "method": "declare",
             "n": self.n,
             "d": self.d,
             "epsilon": self.epsilon,
             "delta": self.delta,
-            "seed": self.seed,
             "hyperparameters": self.hyperparameters,
         });
-        if let Some(t) = &self.files.test_x {
-            r["test_x"] = json!(t);
+        if let Some(files) = self.files {
+            r["method"] = json!("fit");
+            r["train_x"] = json!(files.train_x);
+            r["train_y"] = json!(files.train_y);
+            r["seed"] = json!(self.seed);
+            if let Some(t) = &files.test_x {
+                r["test_x"] = json!(t);
+            }
         }
         r.to_string()
     }
@@ -74,6 +79,8 @@ pub enum Response {
         /// The learner's own `details`, stored with the cell (JSON object or null).
         details: Value,
     },
+    /// The learner declared the event a fit would have (a `declare` request).
+    Declared(Event),
     /// The learner declined (`ok: false`) with its reason.
     Declined(String),
 }
@@ -82,8 +89,8 @@ pub enum Response {
 pub struct Expect {
     /// The request's id.
     pub id: u64,
-    /// θ or predictions.
-    pub output: Output,
+    /// θ or predictions; `None` for a `declare` request (an event, no values).
+    pub output: Option<Output>,
     /// Length of the values: d for θ, test rows for predictions.
     pub len: usize,
     /// The relation the config declares.
@@ -133,12 +140,14 @@ pub fn read(line: &str, want: &Expect) -> Result<Result<Response, String>, Broke
 
 fn content(obj: &serde_json::Map<String, Value>, want: &Expect) -> Result<Response, String> {
     let key = match want.output {
-        Output::Theta => "theta",
-        Output::Predictions => "predictions",
+        Some(Output::Theta) => "theta",
+        Some(Output::Predictions) => "predictions",
+        None => "",
     };
-    let allowed: &[&str] = match obj.get("ok") {
-        Some(Value::Bool(false)) => &["id", "ok", "error", "details"],
-        Some(Value::Bool(true)) => &["id", "ok", key, "relation", "event", "details"],
+    let allowed: &[&str] = match (obj.get("ok"), want.output) {
+        (Some(Value::Bool(false)), _) => &["id", "ok", "error", "details"],
+        (Some(Value::Bool(true)), Some(_)) => &["id", "ok", key, "relation", "event", "details"],
+        (Some(Value::Bool(true)), None) => &["id", "ok", "relation", "event", "details"],
         _ => return Err("response field \"ok\" must be true or false".into()),
     };
     if let Some(extra) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
@@ -170,6 +179,9 @@ fn content(obj: &serde_json::Map<String, Value>, want: &Expect) -> Result<Respon
         .ok_or("response field \"event\" is missing")?;
     let event = event_json::parse(event, relation, Some(want.n))
         .map_err(|e| format!("declared event refused: {e}"))?;
+    if want.output.is_none() {
+        return Ok(Response::Declared(event));
+    }
     let values = obj
         .get(key)
         .and_then(Value::as_array)
@@ -187,7 +199,7 @@ fn content(obj: &serde_json::Map<String, Value>, want: &Expect) -> Result<Respon
             .as_f64()
             .filter(|x| x.is_finite())
             .ok_or_else(|| format!("{key}[{i}] = {v} is not a finite number"))?;
-        if want.output == Output::Predictions && x != 0.0 && x != 1.0 {
+        if want.output == Some(Output::Predictions) && x != 0.0 && x != 1.0 {
             return Err(format!("predictions[{i}] = {x} is not a label in {{0, 1}}"));
         }
         out.push(x);
@@ -217,7 +229,7 @@ mod tests {
     fn want() -> Expect {
         Expect {
             id: 7,
-            output: Output::Theta,
+            output: Some(Output::Theta),
             len: 2,
             relation: AR,
             n: 100,
@@ -253,6 +265,45 @@ mod tests {
             &want(),
         );
         assert_eq!(d, Ok(Ok(Response::Declined("ConvergenceWarning".into()))));
+    }
+
+    #[test]
+    fn a_declaration_is_an_event_and_nothing_else() {
+        let mut d = want();
+        d.output = None;
+        let r = read(&format!(r#"{{"id":7,"ok":true,{GAUSS}}}"#), &d);
+        assert_eq!(r, Ok(Ok(Response::Declared(Event::gaussian(2.0).unwrap()))));
+        let r = read(
+            &format!(r#"{{"id":7,"ok":true,"theta":[1,1],{GAUSS}}}"#),
+            &d,
+        );
+        assert!(matches!(r, Ok(Err(e)) if e.contains("unknown response field \"theta\"")));
+        let files = DataFiles {
+            train_x: "x.npy".into(),
+            train_y: "y.npy".into(),
+            test_x: None,
+        };
+        let h = json!({"C": 1.0});
+        let mut req = Request {
+            id: 3,
+            files: None,
+            n: 10,
+            d: 2,
+            epsilon: 1.0,
+            delta: 1e-5,
+            seed: 9,
+            hyperparameters: &h,
+        };
+        let line: Value = serde_json::from_str(&req.line()).unwrap();
+        assert_eq!(line["method"], "declare");
+        // A declaration carries no data and no seed: it cannot depend on either.
+        assert!(line.get("train_x").is_none() && line.get("seed").is_none());
+        req.files = Some(&files);
+        let line: Value = serde_json::from_str(&req.line()).unwrap();
+        assert_eq!(
+            (line["method"].as_str(), line["seed"].as_u64()),
+            (Some("fit"), Some(9))
+        );
     }
 
     #[test]
@@ -297,7 +348,7 @@ mod tests {
             assert!(got.contains(needle), "{line}: {got:?} lacks {needle:?}");
         }
         let mut p = want();
-        p.output = Output::Predictions;
+        p.output = Some(Output::Predictions);
         let r = read(
             &format!(r#"{{"id":7,"ok":true,"predictions":[1,-1],{GAUSS}}}"#),
             &p,

@@ -1,0 +1,329 @@
+//! Tuning an outside learner's `prior`, under the protocol every built-in learner follows.
+//!
+//! Honest (Papernot & Steinke 2022): the base algorithm Q draws one point of the prior
+//! uniformly and fits it at a per-run target (ε_run, δ); Q runs K ~ Poisson(μ) times and the
+//! best run by test accuracy is released (as for Iyengar et al.'s grids and DP-SGD here).
+//! Q's event is the mixture of the events the learner declares, without data, for every point
+//! of its prior at ε_run (a `declare` request): a bound over every run Q could make, not only
+//! over the runs drawn, which is what the theorem needs. ε_run is the largest (to dp-core's
+//! bracket, on the safe side) whose tuned event our accountants certify at the cell's target,
+//! and every fit must declare exactly the event declared for its point in advance, or the
+//! cell fails: a learner cannot declare one thing to the calibration and do another.
+//!
+//! Dishonest: every point at the full budget in every trial, and the point with the best mean
+//! over trials reported (the "tuning for free" reference, never ranked).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use dp_core::accounting::{Event, HonestTuning, Target};
+use dp_core::learn::{Candidates, draw_runs};
+use dp_core::seed::derive_seed;
+use serde_json::{Map, Value, json};
+
+use super::npy::DataFiles;
+use super::{External, ExternalConfig};
+use crate::experiment::grid::Cell;
+use crate::methods::{CellOutcome, Context};
+
+/// Most points a prior may have: calibrating declares every point once per probe.
+const MAX_POINTS: usize = 256;
+
+/// Honest plans by ε, solved once and shared by the trials.
+pub type Plans = Mutex<HashMap<u64, Arc<OnceLock<Result<Plan, String>>>>>;
+
+/// What every trial of one ε shares.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The per-run target ε (δ is the cell's).
+    run_epsilon: f64,
+    /// Each point's event at `run_epsilon`, as the learner declared it in advance.
+    events: Vec<Event>,
+    /// K ~ Poisson(μ).
+    tuning: HonestTuning,
+    /// ε our accountants certify for the tuned procedure at the cell's δ.
+    epsilon: f64,
+}
+
+/// The hyperparameters of every run the learner may make: the fixed `hyperparameters`
+/// alone, or merged with each point of the prior's product. Checks that `tuning` and `prior`
+/// come together and that a key is either fixed or drawn.
+pub fn points(cfg: &ExternalConfig) -> Result<Vec<Value>, String> {
+    let fixed = match serde_json::to_value(&cfg.hyperparameters) {
+        Ok(Value::Object(m)) => m,
+        Ok(_) => unreachable!("a TOML table is a JSON object"),
+        Err(e) => return Err(format!("hyperparameters` cannot be written as JSON: {e}")),
+    };
+    match (cfg.tuning, cfg.prior.is_empty()) {
+        (None, true) => {
+            if cfg.grid_size.is_some() || cfg.tail_prob.is_some() {
+                return Err("grid_size` and `tail_prob` only mean something with \
+                            `tuning = \"honest\"` and a `prior`"
+                    .into());
+            }
+            return Ok(vec![Value::Object(fixed)]);
+        }
+        (None, false) => {
+            return Err("prior` needs `tuning = \"honest\"` (or \"dishonest\", the \
+                        best-of-prior reference); without tuning, put fixed values in \
+                        `hyperparameters`"
+                .into());
+        }
+        (Some(t), true) => {
+            return Err(format!(
+                "tuning` = \"{}\" needs a `prior` table: each tuned hyperparameter's list of \
+                 values, e.g. prior = {{ lr = [0.1, 0.5, 1.0] }}",
+                t.name()
+            ));
+        }
+        (Some(_), false) => {}
+    }
+    if cfg.grid_size == Some(0) {
+        return Err("grid_size` = 0 must be >= 1".into());
+    }
+    if let Some(p) = cfg.tail_prob
+        && !(p > 0.0 && p < 1.0)
+    {
+        return Err(format!("tail_prob` = {p} must be in (0, 1)"));
+    }
+    let mut points: Vec<Map<String, Value>> = vec![fixed];
+    for (key, values) in &cfg.prior {
+        if cfg.hyperparameters.contains_key(key) {
+            return Err(format!(
+                "prior.{key}` is also in `hyperparameters`: a value is either fixed or drawn"
+            ));
+        }
+        let list = values
+            .as_array()
+            .filter(|l| !l.is_empty())
+            .ok_or_else(|| format!("prior.{key}` must be a non-empty list of values"))?;
+        let mut next = Vec::with_capacity(points.len() * list.len());
+        for p in &points {
+            for v in list {
+                let mut q = p.clone();
+                let v = serde_json::to_value(v)
+                    .map_err(|e| format!("prior.{key}` cannot be written as JSON: {e}"))?;
+                q.insert(key.clone(), v);
+                next.push(q);
+            }
+        }
+        if next.len() > MAX_POINTS {
+            return Err(format!(
+                "prior` has more than {MAX_POINTS} points (the product of its lists): cut \
+                 its lists"
+            ));
+        }
+        points = next;
+    }
+    Ok(points.into_iter().map(Value::Object).collect())
+}
+
+/// A point's drawn values in words for tables (`C=1.0;lr=0.5`), with no comma or line break.
+pub fn label(prior: &toml::Table, point: &Value) -> String {
+    let parts: Vec<String> = prior
+        .keys()
+        .filter_map(|k| point.get(k).map(|v| format!("{k}={v}")))
+        .collect();
+    parts.join(";").replace([',', '\n', '\r'], " ")
+}
+
+/// Run `i` of a cell's seed.
+fn run_seed(cell_seed: u64, i: usize) -> u64 {
+    derive_seed(&[&cell_seed.to_le_bytes(), &(i as u64).to_le_bytes()])
+}
+
+fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
+    let target = Target::new(epsilon, ctx.cfg.delta)?;
+    let tuning = HonestTuning::poisson_tail(
+        u64::from(m.cfg.grid_size.unwrap_or(10)),
+        m.cfg.tail_prob.unwrap_or(0.9),
+    )?;
+    let declare_all = |eps_run: f64| -> anyhow::Result<Vec<Event>> {
+        m.points
+            .iter()
+            .map(|p| m.declare(ctx, p, eps_run).map_err(anyhow::Error::msg))
+            .collect()
+    };
+    let run = tuning
+        .calibrate_run_target(
+            |e: &Event| ctx.certify(e),
+            |t: Target| Ok(Event::Mixture(declare_all(t.epsilon())?)),
+            target,
+        )
+        .map_err(|e| {
+            e.context(format!(
+                "no per-run target makes the tuned learner ({epsilon}, {})-DP",
+                target.delta()
+            ))
+        })?;
+    let events = declare_all(run.epsilon())?;
+    let epsilon = ctx.certify(&tuning.event(Event::Mixture(events.clone())))?;
+    Ok(Plan {
+        run_epsilon: run.epsilon(),
+        events,
+        tuning,
+        epsilon,
+    })
+}
+
+fn cached_plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> Result<Plan, String> {
+    let slot = {
+        let mut map = m.state.plans.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(epsilon.to_bits()).or_default().clone()
+    };
+    slot.get_or_init(|| plan(m, ctx, epsilon).map_err(|e| format!("{e:#}")))
+        .clone()
+}
+
+/// One trial of honest tuning; `Err` is why the cell failed.
+pub fn honest(
+    m: &External,
+    ctx: &Context<'_>,
+    cell: &Cell,
+    files: &DataFiles,
+) -> Result<CellOutcome, String> {
+    let plan = cached_plan(m, ctx, cell.epsilon)?;
+    let slots = Candidates::List((0..m.points.len()).map(|i| i as f64).collect());
+    let draws =
+        draw_runs(&plan.tuning.selection, &slots, cell.seed).map_err(|e| format!("{e:#}"))?;
+    let mut scores = Vec::with_capacity(draws.len());
+    let mut best: Option<(f64, usize)> = None;
+    for (j, &slot) in draws.iter().enumerate() {
+        let i = slot as usize;
+        let fit = m.fit(
+            ctx,
+            files,
+            &m.points[i],
+            plan.run_epsilon,
+            run_seed(cell.seed, j),
+        )?;
+        if fit.event != plan.events[i] {
+            return Err(format!(
+                "run {j} ({}) declared the event {} but the learner declared {} for the same \
+                 point and target in advance; a learner must declare what it does",
+                label(&m.cfg.prior, &m.points[i]),
+                json_of(&fit.event),
+                json_of(&plan.events[i])
+            ));
+        }
+        scores.push((i, fit.accuracy));
+        if best.is_none_or(|(b, _)| fit.accuracy >= b) {
+            best = Some((fit.accuracy, i));
+        }
+    }
+    let over_budget = plan.epsilon > cell.epsilon;
+    // K = 0 releases nothing: θ = 0, which scores 50% under random tie-breaking.
+    let accuracy = best.map_or(50.0, |b| b.0);
+    Ok(CellOutcome {
+        accuracy: if over_budget { f64::NAN } else { accuracy },
+        epsilon_accounted: plan.epsilon,
+        details: json!({
+            "runs": draws.len(),
+            "chosen": best.map(|b| label(&m.cfg.prior, &m.points[b.1])),
+            "scores": scores,
+            "run_epsilon": plan.run_epsilon,
+            "over_budget": over_budget,
+        }),
+    })
+}
+
+/// One trial of dishonest tuning: every point at the cell's full budget. A point whose
+/// certified ε exceeds the target is left out of the scores (never reported as the best).
+pub fn dishonest(
+    m: &External,
+    ctx: &Context<'_>,
+    cell: &Cell,
+    files: &DataFiles,
+) -> Result<CellOutcome, String> {
+    let mut scores = Vec::with_capacity(m.points.len());
+    let mut over = Vec::new();
+    let mut certified: f64 = 0.0;
+    for (i, point) in m.points.iter().enumerate() {
+        let fit = m.fit(ctx, files, point, cell.epsilon, run_seed(cell.seed, i))?;
+        let eps = ctx
+            .certify_declared(&fit.event)
+            .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))?;
+        if eps > cell.epsilon {
+            over.push(label(&m.cfg.prior, point));
+        } else {
+            certified = certified.max(eps);
+            scores.push((i as f64, fit.accuracy));
+        }
+    }
+    let best = scores.iter().map(|s| s.1).fold(f64::NAN, f64::max);
+    Ok(CellOutcome {
+        accuracy: best,
+        epsilon_accounted: if scores.is_empty() {
+            f64::INFINITY
+        } else {
+            certified
+        },
+        details: json!({ "scores": scores, "over_budget_points": over }),
+    })
+}
+
+fn json_of(e: &Event) -> String {
+    dp_core::accounting::event_json::to_json(e, None)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| format!("{e:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(extra: &str) -> Result<Vec<Value>, String> {
+        let text = format!("command = [\"w\"]\nrelation = \"add_remove\"\n{extra}");
+        let c: ExternalConfig = toml::from_str(&text).map_err(|e| e.to_string())?;
+        points(&c)
+    }
+
+    #[test]
+    fn a_prior_is_the_product_of_its_lists_merged_with_the_fixed_values() {
+        let p = cfg("tuning = \"honest\"\nhyperparameters = { epochs = 5 }\n\
+                     prior = { lr = [0.1, 1.0], C = [1, 2, 3] }")
+        .unwrap();
+        assert_eq!(p.len(), 6);
+        assert!(p.iter().all(|q| q["epochs"] == 5));
+        let prior: toml::Table = toml::from_str("lr = [0.1]\nC = [1]").unwrap();
+        assert_eq!(label(&prior, &p[0]), "C=1;lr=0.1");
+        assert_eq!(cfg("hyperparameters = { C = 1 }").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn tuning_and_prior_come_together_and_a_key_is_fixed_or_drawn() {
+        for (extra, needle) in [
+            (
+                "prior = { lr = [0.1] }",
+                "prior` needs `tuning = \"honest\"",
+            ),
+            ("tuning = \"honest\"", "needs a `prior` table"),
+            ("grid_size = 5", "only mean something with"),
+            (
+                "tuning = \"honest\"\nhyperparameters = { lr = 1 }\nprior = { lr = [0.1] }",
+                "prior.lr` is also in `hyperparameters`",
+            ),
+            ("tuning = \"honest\"\nprior = { lr = [] }", "non-empty list"),
+            (
+                "tuning = \"honest\"\nprior = { lr = 0.1 }",
+                "non-empty list",
+            ),
+            (
+                "tuning = \"honest\"\nprior = { a = [1,2,3,4,5,6,7,8,9], b = [1,2,3,4,5,6,7,8,9], \
+                 c = [1,2,3,4] }",
+                "more than 256 points",
+            ),
+            (
+                "tuning = \"honest\"\nprior = { lr = [1] }\ntail_prob = 1.0",
+                "tail_prob` = 1",
+            ),
+            (
+                "tuning = \"honest\"\nprior = { lr = [1] }\ngrid_size = 0",
+                "grid_size` = 0",
+            ),
+        ] {
+            let e = cfg(extra).unwrap_err();
+            assert!(e.contains(needle), "{extra}: {e:?} lacks {needle:?}");
+        }
+    }
+}
