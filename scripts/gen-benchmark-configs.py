@@ -40,6 +40,10 @@ EPSILONS = "[0.03, 0.1, 0.3, 1.0, 3.0, 10.0]"
 #                 so refused as private) on the exact MIP oracle (`--features mip`)
 #   unverified    the data is not reachable on this machine: the config is written and parses,
 #                 but it has never been run here
+# Algorithm 1 needs a public bound on the row norms. Neel et al.'s rows are four one-hot groups
+# plus three columns in [0, 1], so ||x|| <= sqrt(7) < 2.6458 by construction: no row is clipped.
+NEEL_ROW_BOUND = "clip_row_norm = 2.6458   # > sqrt(7): four one-hot groups and three [0, 1] columns; clips nothing"
+
 DATASETS = {
     "adult-iyengar": dict(name="adult-iyengar", note="UCI Adult as Iyengar et al.'s script builds it (45,220 rows)"),
     "kddcup99": dict(name="kddcup99", note="KDD Cup 99, Iyengar et al.'s 70,000-row sample, normal vs attack",
@@ -50,12 +54,12 @@ DATASETS = {
         name="adult-neel", note="balanced Adult as Neel et al. build it (d = 23), n = 1,000 training rows",
         dataset="subsample = 1000       # 500 positives + 500 negatives of the training split",
         raw="Neel et al.'s binary features, no rescaling or bias: OPDisc's integer grid\n# {-4..4}^23 and RSPM's separators are designed for them",
-        neel=True, node_limit=5000,
+        neel=True, node_limit=5000, row_bound=NEEL_ROW_BOUND,
         trials=(5, "5 trials: an OPDisc solve costs up to 5,000 branch-and-bound nodes (~45 s)")),
     "adult-neel": dict(
         name="adult-neel", note="balanced Adult as Neel et al. build it (d = 23), every training row (12,545)",
         raw="Neel et al.'s binary features, no rescaling or bias: OPDisc's integer grid\n# {-4..4}^23 and RSPM's separators are designed for them",
-        neel=True, node_limit=1000000, fast=False,
+        neel=True, node_limit=1000000, fast=False, row_bound=NEEL_ROW_BOUND,
         trials=(5, "5 trials: at this size an OPDisc solve takes 20-55 min here (configs/neel2019/adult-full.toml);\n# a cluster run (`dp-bench slurm`), not measured on this machine")),
     "mnist": dict(name="mnist", note="MNIST, 10 classes one-vs-all at (eps/10, delta/10) each", binary=False,
                   dataset="one_vs_all = true", epsilons="[0.1, 1.0]",
@@ -141,6 +145,8 @@ def config(stem, variant):
     ]
     if "raw" in spec:
         out += [f"# {spec['raw']}.", "normalize_rows = false", "bias = 0"]
+        if "row_bound" in spec:
+            out.append(spec["row_bound"])
     else:
         out += ["normalize_rows = true", "bias = 1.0"]
     out += ["test_fraction = 0.2", "split_seed = 10000019"]
