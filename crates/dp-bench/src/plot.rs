@@ -96,7 +96,9 @@ const PANEL_H: u32 = 480;
 const TITLE_H: u32 = 50;
 const LEGEND_W: u32 = 250;
 
-const PALETTE: [RGBColor; 7] = [
+/// Okabe–Ito's colour-blind-safe seven, then five darker hues: the benchmark's figures draw a
+/// dozen learners, and a colour repeated within one panel makes two of them one line.
+const PALETTE: [RGBColor; 12] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -104,6 +106,11 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(86, 86, 86),
     RGBColor(230, 159, 0),
     RGBColor(86, 180, 233),
+    RGBColor(153, 0, 0),
+    RGBColor(117, 112, 179),
+    RGBColor(128, 128, 0),
+    RGBColor(0, 90, 90),
+    RGBColor(140, 86, 75),
 ];
 
 fn register_fonts() {
