@@ -147,6 +147,12 @@ fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String,
             Role::Dishonest,
         ),
         Some(t) => (format!("{base}, {t}"), base, Role::Ranked),
+        // An outside learner may also run tuned over a prior: its fixed-defaults run is
+        // another learner, not the same curve.
+        None if spec.kind == "external" => {
+            let base = format!("{base}, fixed");
+            (base.clone(), base, Role::Ranked)
+        }
         None => (base.clone(), base, Role::Ranked),
     }
 }
