@@ -228,6 +228,9 @@ pub struct Protocol {
     pub calibration: Option<&'static str>,
     /// Hyperparameter tuning: `dishonest` (best of grid, cost ignored) or `honest`.
     pub tuning: Option<&'static str>,
+    /// The neighbouring relation its certified ε is for: equal ε under replace-one and
+    /// add/remove are not equal guarantees (replace-one is one removal and one addition).
+    pub relation: Option<dp_core::accounting::Neighbours>,
 }
 
 /// A method of the grid.

@@ -97,6 +97,7 @@ impl Method for Alg1Config {
         Protocol {
             calibration: Some("certified"),
             tuning: None,
+            relation: Some(dp_core::accounting::Neighbours::AddRemove),
         }
     }
 

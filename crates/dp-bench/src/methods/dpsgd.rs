@@ -326,6 +326,7 @@ impl Method for DpsgdConfig {
         Protocol {
             calibration: Some("certified"),
             tuning: Some(self.tuning.name()),
+            relation: Some(Neighbours::AddRemove),
         }
     }
 

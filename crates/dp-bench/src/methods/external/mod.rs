@@ -185,6 +185,7 @@ impl Method for External {
         Protocol {
             calibration: Some("declared"),
             tuning: self.cfg.tuning.map(Tuning::name),
+            relation: Some(self.cfg.relation.neighbours()),
         }
     }
 

@@ -474,6 +474,7 @@ impl<G: Grid> Method for GridMethod<G> {
                 Calibration::Certified => "certified",
             }),
             tuning: Some(self.common.tuning.name()),
+            relation: Some(self.grid.certificate()),
         }
     }
 

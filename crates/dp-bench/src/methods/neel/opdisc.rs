@@ -81,6 +81,8 @@ impl Method for OpdiscConfig {
                 NeelCalibration::Chi => "chi",
             }),
             tuning: None,
+            // Neel et al.'s neighbours replace one record.
+            relation: Some(dp_core::accounting::Neighbours::ReplaceOne),
         }
     }
 

@@ -47,6 +47,8 @@ impl Method for RspmConfig {
         Protocol {
             calibration: Some("paper"),
             tuning: None,
+            // Neel et al.'s neighbours replace one record.
+            relation: Some(dp_core::accounting::Neighbours::ReplaceOne),
         }
     }
 

@@ -3,6 +3,7 @@
 //! [`crate::methods::Method::protocol`]), never a method's name, so that one learner is the
 //! same row on every dataset whatever its configs call it.
 
+use dp_core::accounting::Neighbours;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -39,6 +40,9 @@ pub struct Entry {
     pub base: String,
     /// Ranked, dishonest or reference.
     pub role: Role,
+    /// The neighbouring relation its certified ε is for (`add/remove`, `replace-one`; empty
+    /// when it has none, as a non-private reference).
+    pub relation: &'static str,
     /// Target ε.
     pub epsilon: f64,
     /// Mean test accuracy (percent), from the summary.
@@ -109,6 +113,15 @@ pub fn discover(results: &Path) -> anyhow::Result<Vec<PathBuf>> {
         }
     }
     Ok(ours)
+}
+
+/// A relation as the tables spell it.
+fn relation_name(r: Option<Neighbours>) -> &'static str {
+    match r {
+        Some(Neighbours::AddRemove) => "add/remove",
+        Some(Neighbours::ReplaceOne) => "replace-one",
+        None => "",
+    }
 }
 
 /// The learner label and base of a method, and its role.
@@ -211,6 +224,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Run> {
                 learner: label.clone(),
                 base: base.clone(),
                 role,
+                relation: relation_name(spec.method.protocol().relation),
                 epsilon: r.epsilon,
                 mean: r.mean_accuracy,
                 ci95: r.ci95,

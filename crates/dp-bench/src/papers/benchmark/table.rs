@@ -14,7 +14,10 @@ use crate::quoting::md_cell;
 /// What the per-cell tables mean, above them in `leaderboard.md`.
 pub const CAPTION: &str = "Each table is one (dataset, ε) cell: test accuracy (mean ± 95 % CI \
 over the trials, from the run's summary), the certified ε (the largest over the trials) and \
-the rank. Learners not significantly worse than the best share place 1: a one-sided Welch \
+the rank. *relation* is the neighbouring relation the certified ε is for: equal ε under \
+add/remove and replace-one are not the same guarantee (add/remove (ε, δ) implies replace-one \
+(2ε, (1 + e^ε)δ), not (ε, δ)), so compare across relations with that in mind. Learners not \
+significantly worse than the best share place 1: a one-sided Welch \
 t-test at α = 0.05 on the per-trial accuracies (the trials share one split but draw \
 independent noise, so they are unpaired) does not find them below the best. Those share the \
 mean rank (1 + … + m)/m, the rest follow by mean accuracy (ties share their mean rank, as in \
@@ -49,6 +52,7 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
         "epsilon",
         "learner",
         "role",
+        "relation",
         "mean_accuracy",
         "ci95",
         "trials",
@@ -64,8 +68,8 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
         let ranks = rank_run(run, None);
         for &eps in &run.epsilons {
             md.push_str(&format!(
-                "\n## {} ({}), ε = {}\n\n| learner | accuracy (%) | certified ε | place | \
-                 rank | note |\n|---|---|---|---|---|---|\n",
+                "\n## {} ({}), ε = {}\n\n| learner | relation | accuracy (%) | certified ε | \
+                 place | rank | note |\n|---|---|---|---|---|---|---|\n",
                 md_cell(&run.stem),
                 md_cell(&run.dataset),
                 format_number(eps)
@@ -103,8 +107,13 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
                 }
                 .unwrap_or_default();
                 md.push_str(&format!(
-                    "| {} | {} ± {} | {} | {} | {} | {} |\n",
+                    "| {} | {} | {} ± {} | {} | {} | {} | {} |\n",
                     md_cell(&e.learner),
+                    if e.relation.is_empty() {
+                        "–"
+                    } else {
+                        e.relation
+                    },
                     num(e.mean, 2),
                     num(e.ci95, 2),
                     num(e.epsilon_certified, 3),
@@ -117,6 +126,7 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
                     Field::Num(eps),
                     Field::Text(e.learner.clone()),
                     Field::Text(role_name(e.role).into()),
+                    Field::Text(e.relation.into()),
                     Field::Num(e.mean),
                     Field::Num(e.ci95),
                     Field::Num(e.accuracies.len() as f64),
@@ -234,6 +244,7 @@ fn learners_csv(runs: &[Run], o: &Overall) -> anyhow::Result<LongCsv> {
     let mut csv = LongCsv::new(&[
         "learner",
         "role",
+        "relation",
         "average_rank",
         "datasets",
         "friedman_mean_rank",
@@ -244,14 +255,14 @@ fn learners_csv(runs: &[Run], o: &Overall) -> anyhow::Result<LongCsv> {
     ]);
     let gaps = tuning_gaps(runs);
     let wall = median_wall_ms(runs);
-    let mut learners: Vec<(&str, &str, Role)> = runs
+    let mut learners: Vec<(&str, &str, Role, &str)> = runs
         .iter()
         .flat_map(|r| &r.entries)
-        .map(|e| (e.learner.as_str(), e.base.as_str(), e.role))
+        .map(|e| (e.learner.as_str(), e.base.as_str(), e.role, e.relation))
         .collect();
     learners.sort_by(|a, b| (a.2, a.0).cmp(&(b.2, b.0)));
     learners.dedup();
-    for (l, base, role) in learners {
+    for (l, base, role, relation) in learners {
         let avg = o.average.iter().find(|a| a.0 == l);
         let fr = o
             .complete
@@ -262,6 +273,7 @@ fn learners_csv(runs: &[Run], o: &Overall) -> anyhow::Result<LongCsv> {
         csv.push(vec![
             Field::Text(l.into()),
             Field::Text(role_name(role).into()),
+            Field::Text(relation.into()),
             Field::Num(avg.map_or(f64::NAN, |a| a.1)),
             Field::Num(avg.map_or(0.0, |a| a.2 as f64)),
             Field::Num(fr),

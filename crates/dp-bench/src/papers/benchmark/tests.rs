@@ -177,6 +177,12 @@ fn benchmark_figures_rank_learners_and_flag_failed_and_over_budget_cells() {
     assert!(t.num(row("d3", 1.0, free), "rank").unwrap().is_nan());
     let np = row("d3", 0.1, "np (non-private)");
     assert_eq!(t.text(np, "role").unwrap(), "non-private (reference)");
+    // Every private learner says which neighbours its certified ε is for.
+    assert_eq!(
+        t.text(row("d3", 1.0, sgd), "relation").unwrap(),
+        "add/remove"
+    );
+    assert_eq!(t.text(np, "relation").unwrap(), "");
     // A private learner certified nowhere is a refused reference, drawn at every ε.
     let unsure = "alg1 (certified) (ε not certified)";
     let r = row("d3", 0.1, unsure);
