@@ -53,13 +53,19 @@ def epsilon(q, z, steps, delta):
     return float(np.min(steps * rdp(q, z) + math.log(1.0 / delta) / (ORDERS - 1)))
 
 
+Z_MAX = 1e4
+
+
 def calibrate(q, steps, eps, delta):
-    """The smallest z (to 1e-4 relative) whose epsilon is at most eps."""
+    """The smallest z (to 1e-4 relative) whose epsilon is at most eps, or Z_MAX when none is:
+    the classic conversion cannot go below about log(1/delta)/4000 at any z, and honest tuning
+    probes per-run targets down to 1e-4 of the target. The harness certifies what is declared,
+    so a run at Z_MAX that misses eps is counted at its true epsilon, never at eps."""
     lo, hi = 0.2, 1.0
     while epsilon(q, hi, steps, delta) > eps:
         lo, hi = hi, hi * 2.0
-        if hi > 1e4:
-            raise ValueError(f"no noise multiplier below 1e4 reaches epsilon = {eps}")
+        if hi >= Z_MAX:
+            return Z_MAX
     while hi - lo > 1e-4 * hi:
         mid = 0.5 * (lo + hi)
         if epsilon(q, mid, steps, delta) > eps:

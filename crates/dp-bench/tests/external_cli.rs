@@ -213,7 +213,11 @@ fn a_tuned_learner_pays_for_its_prior_and_must_declare_what_it_does() {
     for c in of("mute") {
         let err = c.3["error"].as_str().unwrap_or_else(|| panic!("{c:?}"));
         assert!(
-            err.contains("no per-run target makes the tuned learner"),
+            err.contains("cannot plan honest tuning at (1, 0.00001)"),
+            "{err}"
+        );
+        assert!(
+            err.contains("declaring point sign=1.0 at per-run ε"),
             "{err}"
         );
         assert!(err.contains("unknown method 'declare'"), "{err}");
@@ -276,13 +280,18 @@ fn the_example_learners_run_are_certified_deterministic_and_resume() {
                   [methods.dpsgd_numpy]\nkind = \"external\"\n\
                   command = [\"python3\", \"examples/python/numpy_dpsgd.py\"]\n\
                   relation = \"add_remove\"\n\
-                  hyperparameters = { epochs = 5, batch_size = 64, clip = 1.0, lr = 0.5 }\n";
+                  hyperparameters = { epochs = 5, batch_size = 64, clip = 1.0, lr = 0.5 }\n\n\
+                  [methods.dpsgd_numpy_honest]\nkind = \"external\"\n\
+                  command = [\"python3\", \"examples/python/numpy_dpsgd.py\"]\n\
+                  relation = \"add_remove\"\ntuning = \"honest\"\n\
+                  hyperparameters = { epochs = 1, batch_size = 64 }\n\
+                  prior = { lr = [0.1, 0.5], clip = [1.0] }\n";
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let start = std::time::Instant::now();
     run(config, &a);
     eprintln!(
-        "example learners, 6 cells: {:.1} s",
+        "example learners, 8 cells: {:.1} s",
         start.elapsed().as_secs_f64()
     );
     let cells_a = cells(&a);
@@ -300,6 +309,16 @@ fn the_example_learners_run_are_certified_deterministic_and_resume() {
         .map(|c| c.2)
         .collect();
     assert_eq!(dpl, targets, "one pure ε release certifies exactly its ε");
+    // Honest tuning of the NumPy learner over its prior: calibrated on its declarations
+    // (down to per-run targets its own accountant cannot reach), certified at or below target.
+    let tuned: Vec<_> = cells_a
+        .iter()
+        .filter(|c| c.0 == "dpsgd_numpy_honest")
+        .collect();
+    for (c, t) in tuned.iter().zip(targets) {
+        assert!(c.2 <= t && c.2 > 0.8 * t, "{c:?}");
+        assert!(c.3["run_epsilon"].as_f64().unwrap() < t, "{c:?}");
+    }
     let sgd: Vec<_> = cells_a.iter().filter(|c| c.0 == "dpsgd_numpy").collect();
     for (c, t) in sgd.iter().zip(targets) {
         assert!(c.2 <= t && c.2 > 0.3 * t, "{c:?}");
@@ -336,5 +355,5 @@ fn the_example_learners_run_are_certified_deterministic_and_resume() {
     let read = |d: &Path| std::fs::read(d.join("cells.csv")).unwrap();
     assert_eq!(read(&a), read(&b), "two runs differ");
     let err = run(config, &a);
-    assert!(err.contains("(0 run now, 6 already done)"), "{err}");
+    assert!(err.contains("(0 run now, 8 already done)"), "{err}");
 }

@@ -13,6 +13,7 @@
 //! Dishonest: every point at the full budget in every trial, and the point with the best mean
 //! over trials reported (the "tuning for free" reference, never ranked).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -24,13 +25,19 @@ use serde_json::{Map, Value, json};
 use super::npy::DataFiles;
 use super::{External, ExternalConfig};
 use crate::experiment::grid::Cell;
+use crate::methods::dpsgd::Tuning;
 use crate::methods::{CellOutcome, Context};
 
 /// Most points a prior may have: calibrating declares every point once per probe.
 const MAX_POINTS: usize = 256;
 
-/// Honest plans by ε, solved once and shared by the trials.
-pub type Plans = Mutex<HashMap<u64, Arc<OnceLock<Result<Plan, String>>>>>;
+/// Honest plans by (ε, δ, n, d), solved once and shared by the trials: keyed by everything a
+/// declared event may depend on besides the point, so a plan is never reused for another
+/// dataset or δ.
+pub type Plans = Mutex<HashMap<(u64, u64, usize, usize), PlanSlot>>;
+
+/// One plan, solved by the first trial that needs it.
+type PlanSlot = Arc<OnceLock<Result<Plan, String>>>;
 
 /// What every trial of one ε shares.
 #[derive(Clone, Debug)]
@@ -77,6 +84,14 @@ pub fn points(cfg: &ExternalConfig) -> Result<Vec<Value>, String> {
             ));
         }
         (Some(_), false) => {}
+    }
+    if cfg.tuning == Some(Tuning::Dishonest) && (cfg.grid_size.is_some() || cfg.tail_prob.is_some())
+    {
+        return Err(
+            "grid_size` and `tail_prob` set honest tuning's K; dishonest tuning runs \
+                    every point of the prior"
+                .into(),
+        );
     }
     if cfg.grid_size == Some(0) {
         return Err("grid_size` = 0 must be >= 1".into());
@@ -138,11 +153,28 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
         u64::from(m.cfg.grid_size.unwrap_or(10)),
         m.cfg.tail_prob.unwrap_or(0.9),
     )?;
+    // Each probe's declarations, kept: the plan enforces exactly what was calibrated on.
+    let probed: RefCell<HashMap<u64, Vec<Event>>> = RefCell::default();
     let declare_all = |eps_run: f64| -> anyhow::Result<Vec<Event>> {
-        m.points
+        if let Some(events) = probed.borrow().get(&eps_run.to_bits()) {
+            return Ok(events.clone());
+        }
+        let events = m
+            .points
             .iter()
-            .map(|p| m.declare(ctx, p, eps_run).map_err(anyhow::Error::msg))
-            .collect()
+            .map(|p| {
+                m.declare(ctx, p, eps_run).map_err(|e| {
+                    anyhow::anyhow!(
+                        "declaring point {} at per-run ε = {eps_run}: {e}",
+                        label(&m.cfg.prior, p)
+                    )
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        probed
+            .borrow_mut()
+            .insert(eps_run.to_bits(), events.clone());
+        Ok(events)
     };
     let run = tuning
         .calibrate_run_target(
@@ -152,7 +184,7 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
         )
         .map_err(|e| {
             e.context(format!(
-                "no per-run target makes the tuned learner ({epsilon}, {})-DP",
+                "cannot plan honest tuning at ({epsilon}, {}): every trial at this ε fails",
                 target.delta()
             ))
         })?;
@@ -167,9 +199,15 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
 }
 
 fn cached_plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> Result<Plan, String> {
+    let key = (
+        epsilon.to_bits(),
+        ctx.cfg.delta.to_bits(),
+        ctx.train.n(),
+        ctx.train.d(),
+    );
     let slot = {
         let mut map = m.state.plans.lock().unwrap_or_else(|p| p.into_inner());
-        map.entry(epsilon.to_bits()).or_default().clone()
+        map.entry(key).or_default().clone()
     };
     slot.get_or_init(|| plan(m, ctx, epsilon).map_err(|e| format!("{e:#}")))
         .clone()
@@ -212,18 +250,23 @@ pub fn honest(
         }
     }
     let over_budget = plan.epsilon > cell.epsilon;
-    // K = 0 releases nothing: θ = 0, which scores 50% under random tie-breaking.
+    // K = 0 (probability e^-μ, about 1e-6 here) releases nothing: θ = 0, which scores 50%
+    // under random tie-breaking, as Iyengar et al.'s honest grids score it.
     let accuracy = best.map_or(50.0, |b| b.0);
+    let mut details = json!({
+        "runs": draws.len(),
+        "chosen": best.map(|b| label(&m.cfg.prior, &m.points[b.1])),
+        "scores": scores,
+        "run_epsilon": plan.run_epsilon,
+        "over_budget": over_budget,
+    });
+    if over_budget {
+        details["accuracy"] = json!(accuracy);
+    }
     Ok(CellOutcome {
         accuracy: if over_budget { f64::NAN } else { accuracy },
         epsilon_accounted: plan.epsilon,
-        details: json!({
-            "runs": draws.len(),
-            "chosen": best.map(|b| label(&m.cfg.prior, &m.points[b.1])),
-            "scores": scores,
-            "run_epsilon": plan.run_epsilon,
-            "over_budget": over_budget,
-        }),
+        details,
     })
 }
 
@@ -320,6 +363,10 @@ mod tests {
             (
                 "tuning = \"honest\"\nprior = { lr = [1] }\ngrid_size = 0",
                 "grid_size` = 0",
+            ),
+            (
+                "tuning = \"dishonest\"\nprior = { lr = [1] }\ngrid_size = 5",
+                "dishonest tuning runs every point",
             ),
         ] {
             let e = cfg(extra).unwrap_err();
