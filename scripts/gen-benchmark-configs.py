@@ -46,8 +46,7 @@ NEEL_ROW_BOUND = "clip_row_norm = 2.6458   # > sqrt(7): four one-hot groups and 
 
 DATASETS = {
     "adult-iyengar": dict(name="adult-iyengar", note="UCI Adult as Iyengar et al.'s script builds it (45,220 rows)"),
-    "kddcup99": dict(name="kddcup99", note="KDD Cup 99, Iyengar et al.'s 70,000-row sample, normal vs attack",
-                     trials=(5, "5 trials: 56,000 training rows make it the costliest full run here")),
+    "kddcup99": dict(name="kddcup99", note="KDD Cup 99, Iyengar et al.'s 70,000-row sample, normal vs attack"),
     "synthetic-l": dict(name="synthetic-l", note="Iyengar et al.'s low-dimensional make_classification (10,000 x 40)"),
     "a1a": dict(name="a1a", note="LIBSVM a1a (Platt's binarised Adult, 123 features)"),
     "adult-neel-n1000": dict(
