@@ -95,7 +95,7 @@ pub struct ExternalConfig {
     /// one value per key, uniformly and independently; the points are the lists' product.
     #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
     pub prior: toml::Table,
-    /// Honest tuning's K ~ Poisson(μ) with P[K > grid_size] = tail_prob (default 10, as every
+    /// Honest tuning's K ~ Poisson(μ) with P\[K > grid_size\] = tail_prob (default 10, as every
     /// built-in learner's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid_size: Option<u32>,
