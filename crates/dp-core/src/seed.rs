@@ -15,6 +15,12 @@ pub fn derive_seed(parts: &[&[u8]]) -> u64 {
     u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
 }
 
+/// Seed of run `i` of a cell (the candidates of one tuning cell): its own stream, independent
+/// of the other runs and of how many ran before.
+pub fn run_seed(cell_seed: u64, i: usize) -> u64 {
+    derive_seed(&[&cell_seed.to_le_bytes(), &(i as u64).to_le_bytes()])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

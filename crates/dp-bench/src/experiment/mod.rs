@@ -11,6 +11,7 @@ pub mod git;
 pub mod grid;
 pub mod journal;
 pub mod method;
+pub mod once_map;
 pub mod provenance;
 pub mod record;
 pub mod report;

@@ -226,6 +226,28 @@ struct Fit {
     details: Value,
 }
 
+/// ε our accountants certify for one declared release.
+fn certify(ctx: &Context<'_>, event: &Event) -> Result<f64, String> {
+    ctx.certify_declared(event)
+        .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))
+}
+
+/// A cell's outcome from its released accuracy and certified ε: over the target, the cell
+/// reports no accuracy (NaN), `details.over_budget = true` and the accuracy in
+/// `details.accuracy`, so it is never shown as an accuracy at the target.
+fn outcome(accuracy: f64, epsilon_accounted: f64, target: f64, mut details: Value) -> CellOutcome {
+    let over_budget = epsilon_accounted > target;
+    details["over_budget"] = json!(over_budget);
+    if over_budget {
+        details["accuracy"] = json!(accuracy);
+    }
+    CellOutcome {
+        accuracy: if over_budget { f64::NAN } else { accuracy },
+        epsilon_accounted,
+        details,
+    }
+}
+
 /// A failed cell: nothing released, nothing certified.
 fn failed(reason: String) -> CellOutcome {
     CellOutcome {
@@ -382,27 +404,16 @@ impl External {
         files: &DataFiles,
     ) -> Result<CellOutcome, String> {
         let fit = self.fit(ctx, files, &self.points[0], cell.epsilon, cell.seed)?;
-        let eps = ctx
-            .certify_declared(&fit.event)
-            .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))?;
-        let over_budget = eps > cell.epsilon;
+        let eps = certify(ctx, &fit.event)?;
         let mut details = json!({
             "relation": event_json::relation_name(self.cfg.relation.neighbours()),
             "event": event_json::to_json(&fit.event, Some(ctx.train.n() as u64))
                 .unwrap_or(Value::Null),
-            "over_budget": over_budget,
         });
         if !fit.details.is_null() {
             details["learner"] = fit.details;
         }
-        if over_budget {
-            details["accuracy"] = json!(fit.accuracy);
-        }
-        Ok(CellOutcome {
-            accuracy: if over_budget { f64::NAN } else { fit.accuracy },
-            epsilon_accounted: eps,
-            details,
-        })
+        Ok(outcome(fit.accuracy, eps, cell.epsilon, details))
     }
 
     /// Counts a restart (the next cell starts a new worker) and returns the reason.

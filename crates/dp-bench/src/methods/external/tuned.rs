@@ -15,16 +15,16 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
 
 use dp_core::accounting::{Event, HonestTuning, Target};
 use dp_core::learn::{Candidates, draw_runs};
-use dp_core::seed::derive_seed;
+use dp_core::seed::run_seed;
 use serde_json::{Map, Value, json};
 
 use super::npy::DataFiles;
-use super::{External, ExternalConfig};
+use super::{External, ExternalConfig, certify, outcome};
 use crate::experiment::grid::Cell;
+use crate::experiment::once_map::OnceMap;
 use crate::methods::dpsgd::Tuning;
 use crate::methods::{CellOutcome, Context};
 
@@ -34,10 +34,7 @@ const MAX_POINTS: usize = 256;
 /// Honest plans by (ε, δ, n, d), solved once and shared by the trials: keyed by everything a
 /// declared event may depend on besides the point, so a plan is never reused for another
 /// dataset or δ.
-pub type Plans = Mutex<HashMap<(u64, u64, usize, usize), PlanSlot>>;
-
-/// One plan, solved by the first trial that needs it.
-type PlanSlot = Arc<OnceLock<Result<Plan, String>>>;
+pub type Plans = OnceMap<(u64, u64, usize, usize), Plan>;
 
 /// What every trial of one ε shares.
 #[derive(Clone, Debug)]
@@ -142,11 +139,6 @@ pub fn label(prior: &toml::Table, point: &Value) -> String {
     parts.join(";").replace([',', '\n', '\r'], " ")
 }
 
-/// Run `i` of a cell's seed.
-fn run_seed(cell_seed: u64, i: usize) -> u64 {
-    derive_seed(&[&cell_seed.to_le_bytes(), &(i as u64).to_le_bytes()])
-}
-
 fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
     let target = Target::new(epsilon, ctx.cfg.delta)?;
     let tuning = HonestTuning::poisson_tail(
@@ -205,12 +197,7 @@ fn cached_plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> Result<Plan, St
         ctx.train.n(),
         ctx.train.d(),
     );
-    let slot = {
-        let mut map = m.state.plans.lock().unwrap_or_else(|p| p.into_inner());
-        map.entry(key).or_default().clone()
-    };
-    slot.get_or_init(|| plan(m, ctx, epsilon).map_err(|e| format!("{e:#}")))
-        .clone()
+    m.state.plans.get_or_init(key, || plan(m, ctx, epsilon))
 }
 
 /// One trial of honest tuning; `Err` is why the cell failed.
@@ -249,25 +236,16 @@ pub fn honest(
             best = Some((fit.accuracy, i));
         }
     }
-    let over_budget = plan.epsilon > cell.epsilon;
     // K = 0 (probability e^-μ, about 1e-6 here) releases nothing: θ = 0, which scores 50%
     // under random tie-breaking, as Iyengar et al.'s honest grids score it.
     let accuracy = best.map_or(50.0, |b| b.0);
-    let mut details = json!({
+    let details = json!({
         "runs": draws.len(),
         "chosen": best.map(|b| label(&m.cfg.prior, &m.points[b.1])),
         "scores": scores,
         "run_epsilon": plan.run_epsilon,
-        "over_budget": over_budget,
     });
-    if over_budget {
-        details["accuracy"] = json!(accuracy);
-    }
-    Ok(CellOutcome {
-        accuracy: if over_budget { f64::NAN } else { accuracy },
-        epsilon_accounted: plan.epsilon,
-        details,
-    })
+    Ok(outcome(accuracy, plan.epsilon, cell.epsilon, details))
 }
 
 /// One trial of dishonest tuning: every point at the cell's full budget. A point whose
@@ -283,9 +261,7 @@ pub fn dishonest(
     let mut certified: f64 = 0.0;
     for (i, point) in m.points.iter().enumerate() {
         let fit = m.fit(ctx, files, point, cell.epsilon, run_seed(cell.seed, i))?;
-        let eps = ctx
-            .certify_declared(&fit.event)
-            .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))?;
+        let eps = certify(ctx, &fit.event)?;
         if eps > cell.epsilon {
             over.push(label(&m.cfg.prior, point));
         } else {

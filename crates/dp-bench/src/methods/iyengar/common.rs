@@ -8,7 +8,7 @@ use dp_core::accounting::event::Event;
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::iyengar::Calibration;
 use dp_core::learn::{GlmData, Mechanism, accuracy_random_ties, multiclass_accuracy};
-use dp_core::seed::derive_seed;
+use dp_core::seed::run_seed;
 use serde::{Deserialize, Serialize};
 
 use super::sweep::{Sweep, finite};
@@ -199,11 +199,6 @@ impl<G: Grid> GridMethod<G> {
             descents: Default::default(),
         }
     }
-}
-
-/// Seed of run `i` of a cell: its own stream, independent of the other runs.
-pub fn run_seed(cell_seed: u64, i: usize) -> u64 {
-    derive_seed(&[&cell_seed.to_le_bytes(), &(i as u64).to_le_bytes()])
 }
 
 /// One point of a cell, scored; a refused release (calibration impossible, solver short of its

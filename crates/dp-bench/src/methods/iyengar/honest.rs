@@ -10,16 +10,16 @@
 //! ignored the tuning cost would, and reports what that certifies. This file is the glue: the
 //! live points as candidates, and running them.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
 use dp_core::accounting::event::Event;
 use dp_core::accounting::{HonestTuning, Target};
 use dp_core::learn::iyengar::Calibration;
 use dp_core::learn::{Candidates, draw_runs};
 
-use super::common::{Grid, GridMethod, finite_or_null, point_event, run_point, run_seed};
+use dp_core::seed::run_seed;
+
+use super::common::{Grid, GridMethod, finite_or_null, point_event, run_point};
 use crate::experiment::grid::Cell;
+use crate::experiment::once_map::OnceMap;
 use crate::methods::{CellOutcome, Context};
 
 /// What every trial of one ε shares: the per-run target and the tuned procedure's event.
@@ -36,11 +36,7 @@ pub struct Plan {
 }
 
 /// Plans by ε, solved once and shared by the trials (the solve is the expensive part).
-#[derive(Debug, Default)]
-pub struct Cache(Mutex<HashMap<u64, PlanSlot>>);
-
-/// One ε's plan, solved by the first trial that needs it.
-type PlanSlot = Arc<OnceLock<Result<Plan, String>>>;
+pub type Cache = OnceMap<u64, Plan>;
 
 /// Q's event at `run_target`: the mixture of the live points' events. A point that cannot be
 /// calibrated releases nothing when drawn: NoOp.
@@ -91,27 +87,16 @@ fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::
     })
 }
 
-fn cached_plan<G: Grid>(
-    m: &GridMethod<G>,
-    ctx: &Context<'_>,
-    epsilon: f64,
-) -> anyhow::Result<Plan> {
-    let slot = {
-        let mut map = m.honest.0.lock().expect("plan cache lock");
-        map.entry(epsilon.to_bits()).or_default().clone()
-    };
-    slot.get_or_init(|| plan(m, ctx, epsilon).map_err(|e| format!("{e:#}")))
-        .clone()
-        .map_err(anyhow::Error::msg)
-}
-
 /// One trial of honest tuning.
 pub fn cell<G: Grid>(
     m: &GridMethod<G>,
     ctx: &Context<'_>,
     cell: &Cell,
 ) -> anyhow::Result<CellOutcome> {
-    let plan = cached_plan(m, ctx, cell.epsilon)?;
+    let plan = m
+        .honest
+        .get_or_init(cell.epsilon.to_bits(), || plan(m, ctx, cell.epsilon))
+        .map_err(anyhow::Error::msg)?;
     let points = m.grid.points(ctx.train.n(), cell.epsilon);
     // Q draws a live point uniformly: candidates are indices into `live`.
     let slots = Candidates::List((0..plan.live.len()).map(|j| j as f64).collect());
