@@ -28,7 +28,7 @@ LAYERS = [
     ["figures"],
     ["plot"],
     ["files"],
-    ["quoting", "error"],
+    ["quoting", "error", "console"],
 ]
 __doc__ += "\n".join("  " + ", ".join(layer) for layer in LAYERS) + "\n"
 

@@ -2,21 +2,88 @@
 //! results uses, so it sits below all of them.
 
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use anyhow::Context;
 
+use crate::error::UsageError;
+
 /// The lock file in a results folder.
 pub const LOCK_FILE: &str = ".dp-bench.lock";
 
-/// Creates `dir` and takes its exclusive run lock (held while the returned file lives): two
-/// runs appending to one results folder would lose each other's rows.
-pub fn lock_dir(dir: &Path) -> anyhow::Result<File> {
+/// Refuses a results folder that names no folder of its own: `""` and `"."` (the working
+/// folder), a path ending in `.` or `..`, as a config file named `..toml` gives
+/// (`results/.`).
+pub fn check_results_path(dir: &Path) -> Result<(), String> {
+    let text = dir.to_string_lossy();
+    let last = text.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    if last.is_empty() || last.chars().all(|c| c == '.') {
+        return Err(format!(
+            "results folder {text:?} names the working folder or one above it, not a folder of \
+             its own: set `output_dir` (or --out) to a new folder, or rename a config file \
+             whose name is only dots"
+        ));
+    }
+    Ok(())
+}
+
+/// Makes `dir` a results folder, or checks that it is one, before anything is written to it.
+///
+/// Results overwrite files by name (`config.toml`, `summary.md`, `cells.csv`, …), so they go
+/// only into a new or empty folder, or one that dp-bench made: every folder it writes holds
+/// its [`LOCK_FILE`] from the start, which is its marker. A user's own folder given as
+/// `--out` is refused whole, before a byte is written.
+pub fn claim_dir(dir: &Path) -> anyhow::Result<()> {
+    check_dir(dir)?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+    // Never truncates, and never through a symlink planted in its place.
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(dir.join(LOCK_FILE))
+        .with_context(|| format!("cannot create {}", dir.join(LOCK_FILE).display()))?;
+    Ok(())
+}
+
+/// What [`claim_dir`] checks, writing nothing: that `dir` is new, empty or a results folder.
+/// Runs call it before they load data, so that a wrong `--out` fails at once.
+pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
+    check_results_path(dir).map_err(UsageError)?;
     let lock_path = dir.join(LOCK_FILE);
-    let lock = File::create(&lock_path)
-        .with_context(|| format!("cannot create {}", lock_path.display()))?;
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => {
+            let marked = std::fs::symlink_metadata(&lock_path).is_ok_and(|m| m.is_file());
+            if !marked && entries.next().is_some() {
+                return Err(UsageError(format!(
+                    "{} is not empty and is not a dp-bench results folder (it has no {LOCK_FILE}): \
+                     dp-bench would overwrite files in it by name; give a new or empty folder \
+                     (--out DIR or `output_dir`), or the results folder of an earlier run",
+                    dir.display()
+                ))
+                .into());
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot read results folder {}", dir.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Claims `dir` ([`claim_dir`]) and takes its exclusive run lock (held while the returned file
+/// lives): two runs appending to one results folder would lose each other's rows.
+pub fn lock_dir(dir: &Path) -> anyhow::Result<File> {
+    claim_dir(dir)?;
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = std::fs::OpenOptions::new()
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&lock_path)
+        .with_context(|| format!("cannot open {}", lock_path.display()))?;
     match lock.try_lock() {
         Ok(()) => Ok(lock),
         Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
@@ -53,4 +120,26 @@ pub fn write_text_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
         f.write_all(text.as_bytes())?;
         Ok(())
     })
+}
+
+/// Opens `path` for appending (creating it), never through a symbolic link: a link planted in
+/// a results folder in place of a file dpbench appends to (`damaged.log`, `cells.log`, …)
+/// would have it write wherever the link points.
+pub fn open_append(path: &Path) -> anyhow::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(f) => Ok(f),
+        // O_NOFOLLOW's refusal of a link is ELOOP.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => anyhow::bail!(
+            "{} is a symlink; dpbench never writes through one (it could point anywhere): \
+             remove the link and run again",
+            path.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot open {} for appending", path.display())),
+    }
 }

@@ -7,6 +7,9 @@
 //! [`dp_core::learn::Mechanism`]) and runs beside the built-in ones; see
 //! `examples/output_perturbation.rs`.
 
+// First, so that its macros (`outln!`, `errln!`) are in scope in every module below.
+#[macro_use]
+pub mod console;
 pub mod audit;
 pub mod cli;
 pub mod cluster;

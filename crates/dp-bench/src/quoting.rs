@@ -1,5 +1,5 @@
 //! Quoting for the text formats results are written in: a CSV field (RFC 4180) and a
-//! Markdown table cell, and reading CSV records back. It sits at the bottom of the crate
+//! Markdown table cell, and reading CSV records back; and numbers short enough for a message. It sits at the bottom of the crate
 //! because the results store, summaries, figures and the report all write these formats.
 
 use std::borrow::Cow;
@@ -88,4 +88,15 @@ pub fn md_cell(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// A number for a one-line message: as Rust prints it where that is short, else in scientific
+/// notation (Rust's `{}` spells 1e-300 with 300 digits and 1e300 with 301).
+pub fn number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() || (1e-4..1e15).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
 }

@@ -113,7 +113,9 @@ impl DataConfig {
 
     pub(crate) fn note(&self, msg: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("{msg}");
+            // A note must not panic a download when stderr is a closed pipe.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{msg}");
         }
     }
 }

@@ -32,6 +32,20 @@ pub use one::Outcome;
 /// Version of how an audit draws and scores its runs (part of every fingerprint).
 const SCHEME: u32 = 1;
 
+/// The confidence at which a threshold audit ranks candidate thresholds on its selection
+/// halves, whatever `audit.confidence` is (split over the config's audits as the bounds are).
+/// Fixed so that a lower confidence never yields a lower bound ([`one::threshold_test`]);
+/// 0.95 is the default, so audits at the default choose exactly as before.
+pub const SELECTION_CONFIDENCE: f64 = 0.95;
+
+/// The longest file name (bytes) the usual file systems take (`NAME_MAX` of ext4, APFS,
+/// NTFS): an audit's files are named after its method and ε.
+const MAX_FILE_NAME: usize = 255;
+
+/// Most entries of the dense feature matrix a one-run audit builds (rows × (features +
+/// canaries)): it is copied a few times while the data are prepared, 400 MB per copy.
+pub const MAX_ONE_RUN_ENTRIES: u64 = 50_000_000;
+
 /// What `dp-bench audit` did.
 pub struct AuditRun {
     /// Every (method, ε) outcome, in config order.
@@ -46,9 +60,16 @@ pub struct AuditRun {
     pub seconds: f64,
 }
 
-/// Everything an outcome depends on, hashed.
-fn fingerprint(cfg: &Config, spec: &MethodSpec, name: &str, epsilon: f64, gamma: f64) -> String {
-    let what = serde_json::json!({
+/// Everything an outcome depends on, hashed. `gammas` are the bound's γ and the γ the
+/// threshold was chosen at.
+fn fingerprint(
+    cfg: &Config,
+    spec: &MethodSpec,
+    name: &str,
+    epsilon: f64,
+    (gamma, selection_gamma): (f64, f64),
+) -> String {
+    let mut what = serde_json::json!({
         "scheme": SCHEME,
         "method": name,
         "kind": spec.kind,
@@ -63,6 +84,15 @@ fn fingerprint(cfg: &Config, spec: &MethodSpec, name: &str, epsilon: f64, gamma:
         "base": cfg.audit.as_ref().map(|a| a.base),
         "test": cfg.audit.as_ref().map(|a| (a.test, a.canaries, a.guesses)),
     });
+    // Scheme 1 chose thresholds at the bound's own γ: where the two agree (the default
+    // confidence) an outcome stored before is still the right one and keeps its fingerprint.
+    let threshold = cfg
+        .audit
+        .as_ref()
+        .is_some_and(|a| a.test == AuditTest::Threshold);
+    if threshold && selection_gamma != gamma {
+        what["selection_gamma"] = selection_gamma.to_bits().into();
+    }
     format!(
         "{:016x}",
         dp_core::seed::derive_seed(&[what.to_string().as_bytes()])
@@ -92,7 +122,7 @@ fn set_aside_stale(audits_dir: &Path, cfg: &Config) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot create {}", stale_dir.display()))?;
             std::fs::rename(&path, stale_dir.join(name))
                 .with_context(|| format!("cannot move {} aside", path.display()))?;
-            eprintln!(
+            errln!(
                 "note: {} is not an audit of this config; moved to {}",
                 path.display(),
                 stale_dir.display()
@@ -115,6 +145,50 @@ fn write_scores(dir: &Path, name: &str, scores: &[Vec<f64>; 2]) -> anyhow::Resul
     write_text_atomic(&dir.join(format!("{name}.csv")), &text)
 }
 
+/// Refuses a config whose audit files (`audits/NAME@ε.json`, `scores/NAME@ε.csv`) would have
+/// a name longer than file systems take, before anything runs: such an audit used to run
+/// every run and then fail to write its outcome.
+fn check_file_names<'a>(
+    names: impl IntoIterator<Item = &'a String>,
+    epsilons: &[f64],
+) -> Result<(), String> {
+    for name in names {
+        for &epsilon in epsilons {
+            let file = format!("{name}@{epsilon}.json");
+            if file.len() > MAX_FILE_NAME {
+                let head: String = name.chars().take(24).collect();
+                return Err(format!(
+                    "table `methods.{head}…` (a name of {} bytes): its audit file {head}…@{epsilon}.json \
+                     would be {} bytes, over the file-system limit of {MAX_FILE_NAME}; \
+                     shorten the method name",
+                    name.len(),
+                    file.len()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a one-run audit whose widened dense matrix would exceed [`MAX_ONE_RUN_ENTRIES`]
+/// (sparse data only gain columns, which cost nothing per row).
+fn check_one_run_size(base: &dp_data::Dataset, canaries: u64) -> Result<(), String> {
+    if !matches!(base.x, dp_core::features::FeatureMatrix::Dense { .. }) {
+        return Ok(());
+    }
+    let (n, d) = (base.x.nrows() as u64, base.x.ncols() as u64);
+    let entries = n.saturating_mul(d.saturating_add(canaries));
+    if entries > MAX_ONE_RUN_ENTRIES {
+        let most = (MAX_ONE_RUN_ENTRIES / n.max(1)).saturating_sub(d);
+        return Err(format!(
+            "key `audit.canaries` = {canaries}: a one-run audit adds a column per canary, and \
+             {n} dense rows of {d} features + {canaries} canaries hold {entries} entries, over \
+             the {MAX_ONE_RUN_ENTRIES} one audit may (see docs/limits.md); use at most {most} canaries"
+        ));
+    }
+    Ok(())
+}
+
 /// A stored outcome, if it is whole and made for `fingerprint`.
 fn stored(path: &Path, fingerprint: &str) -> Option<Outcome> {
     let text = std::fs::read_to_string(path).ok()?;
@@ -132,25 +206,30 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
         || "the config has no [audit] table: it is a grid, run it with `dp-bench run`",
     )?;
     let start = Instant::now();
+    check_file_names(cfg.methods.keys(), &cfg.epsilons).map_err(crate::error::UsageError)?;
     let base = pair::base_rows(&cfg.dataset, settings.base)?;
     // Every mechanism is built before anything is written: a config that cannot be audited
     // leaves no folder behind.
     let one_run = settings.test == AuditTest::OneRun;
+    if one_run {
+        check_one_run_size(&base, settings.canaries).map_err(crate::error::UsageError)?;
+    }
     let mut probes = one::check_all(cfg, &base, one_run)
         .map_err(|e| crate::error::UsageError(format!("{e:#}")))?
         .into_iter();
+    let _lock = lock_dir(dir)?;
     let audits_dir = dir.join("audits");
     std::fs::create_dir_all(&audits_dir)
         .with_context(|| format!("cannot create {}", audits_dir.display()))?;
-    let _lock = lock_dir(dir)?;
     let count = cfg.methods.len() * cfg.epsilons.len();
     let gamma = (1.0 - settings.confidence) / count as f64;
+    let selection_gamma = (1.0 - SELECTION_CONFIDENCE) / count as f64;
     let bar = progress_bar(count * 2 * cfg.trials as usize, "runs", show);
     let (mut outcomes, mut ran, mut reused) = (Vec::new(), 0, 0);
     for (name, spec) in &cfg.methods {
         for &epsilon in &cfg.epsilons {
             let probe = probes.next().expect("check_all probes every audit");
-            let fp = fingerprint(cfg, spec, name, epsilon, gamma);
+            let fp = fingerprint(cfg, spec, name, epsilon, (gamma, selection_gamma));
             let path = audits_dir.join(format!("{name}@{epsilon}.json"));
             if let Some(o) = stored(&path, &fp) {
                 bar.inc(2 * u64::from(cfg.trials));
@@ -164,8 +243,9 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
                 bar.inc(2);
                 o
             } else {
+                let gammas = (gamma, selection_gamma);
                 let (o, scores) =
-                    one::audit(cfg, &base, name, spec, epsilon, gamma, fp, probe, &bar)?;
+                    one::audit(cfg, &base, name, spec, epsilon, gammas, fp, probe, &bar)?;
                 if settings.keep_scores {
                     write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
                 }
@@ -193,6 +273,42 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 300-character method name used to run every run of its audit and then fail with
+    /// "File name too long"; it is refused before anything runs, naming the limit.
+    #[test]
+    fn audit_file_names_never_exceed_the_file_system_limit() {
+        let long = "m".repeat(300);
+        let e = check_file_names([&long], &[1.0]).unwrap_err();
+        assert!(
+            !e.contains('\n') && e.contains("255") && e.contains("shorten"),
+            "{e}"
+        );
+        assert!(e.len() < 300, "the message repeats the whole name: {e}");
+        // The longest ε a config accepts, in the longest spelling `{}` gives it.
+        let eps = 1.2345678901234567e-6;
+        let fits = "m".repeat(MAX_FILE_NAME - format!("@{eps}.json").len());
+        assert_eq!(check_file_names([&fits], &[eps]), Ok(()));
+        assert!(check_file_names([&format!("{fits}m")], &[eps]).is_err());
+    }
+
+    /// A one-run audit on wide dense data would copy a matrix of rows × (features +
+    /// canaries) several times; past the limit it is refused with the most canaries allowed.
+    #[test]
+    fn one_run_audit_matrices_are_bounded() {
+        let dense = |n: usize, d: usize| dp_data::Dataset {
+            name: "t".into(),
+            x: dp_core::features::FeatureMatrix::dense(vec![0.0; n * d], n, d),
+            y: vec![1.0; n],
+            classes: None,
+        };
+        assert_eq!(check_one_run_size(&dense(1000, 10), 1000), Ok(()));
+        let e = check_one_run_size(&dense(1000, 10), 100_000).unwrap_err();
+        assert!(
+            e.contains("`audit.canaries` = 100000") && e.contains("at most 49990"),
+            "{e}"
+        );
+    }
 
     /// A mechanism without guarantee is certified ∞, which JSON cannot hold: it must come
     /// back as ∞ (not 0, not an unreadable file), and a damaged or foreign file is not reused.

@@ -10,6 +10,7 @@ use super::usage;
 use crate::cluster::merge::{merge, study_results};
 use crate::cluster::shell::{path_text, sbatch_value};
 use crate::cluster::slurm::{Resources, Task, scripts, submit_command};
+use crate::experiment::shard::MAX_SHARDS;
 
 /// Arguments of `dp-bench merge`.
 #[derive(Args)]
@@ -23,20 +24,20 @@ pub fn run_merge(args: MergeArgs) -> anyhow::Result<()> {
     // Not a failure: a study's folder already is its results, as `run --shard I/N` says for
     // a study's other shards.
     if let Some(study) = study_results(&args.results) {
-        eprintln!("{study}");
+        errln!("{study}");
         return Ok(());
     }
     let report = merge(&args.results)?;
-    eprintln!(
+    errln!(
         "merged {} shards: {} cells; results in {}",
         report.shards,
         report.cells,
         report.dir.display()
     );
-    print!(
+    out!(
         "{}",
         std::fs::read_to_string(report.dir.join("summary.md"))?
-    );
+    )?;
     Ok(())
 }
 
@@ -80,8 +81,11 @@ fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
 
 /// Writes the array and merge scripts, then prints or runs the submission.
 pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
-    if args.shards == 0 {
-        return usage("--shards = 0 must be >= 1");
+    if !(1..=MAX_SHARDS).contains(&args.shards) {
+        return usage(format!(
+            "--shards = {} must be in 1..={MAX_SHARDS} (MAX_SHARDS, docs/limits.md)",
+            args.shards
+        ));
     }
     if args.cpus_per_task == 0 {
         return usage("--cpus-per-task = 0 must be >= 1");
@@ -128,6 +132,20 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
             });
         }
     }
+    if tasks.len() > MAX_SHARDS {
+        return usage(format!(
+            "{} configs × --shards {} make {} array tasks, more than {MAX_SHARDS} (MAX_SHARDS, \
+             docs/limits.md): use fewer shards or several arrays",
+            args.configs.len(),
+            args.shards,
+            tasks.len()
+        ));
+    }
+    // The scripts go under the first results folder and the tasks write into every one: each
+    // must be a results folder (or new) before anything is written.
+    for t in &tasks {
+        crate::files::claim_dir(&t.out)?;
+    }
     let dir = match &args.scripts {
         Some(d) => absolute(d)?,
         None => tasks[0].out.join("slurm"),
@@ -159,14 +177,14 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
     for (path, text) in [(&array, &s.array), (&merge_script, &s.merge)] {
         crate::files::write_text_atomic(path, text)?;
     }
-    eprintln!(
+    errln!(
         "wrote {} ({} tasks) and {}",
         array.display(),
         tasks.len(),
         merge_script.display()
     );
     if !args.submit {
-        println!("{}", submit_command(&array, &merge_script));
+        outln!("{}", submit_command(&array, &merge_script))?;
         return Ok(());
     }
     let job = sbatch(&["--parsable"], &array)?;
@@ -174,7 +192,7 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
         &["--parsable", &format!("--dependency=afterok:{job}")],
         &merge_script,
     )?;
-    println!("submitted array job {job} and merge job {merge_job}");
+    outln!("submitted array job {job} and merge job {merge_job}")?;
     Ok(())
 }
 

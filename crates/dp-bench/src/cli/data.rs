@@ -46,7 +46,7 @@ pub fn run(args: DataArgs) -> anyhow::Result<()> {
             };
             for id in ids {
                 for path in cfg.fetch(id)? {
-                    println!("{id}: {}", path.display());
+                    outln!("{id}: {}", path.display())?;
                 }
             }
             Ok(())
@@ -55,23 +55,24 @@ pub fn run(args: DataArgs) -> anyhow::Result<()> {
             let id = parse_names(std::slice::from_ref(&name))?[0];
             let info = cfg.info(id)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&info)?);
+                outln!("{}", serde_json::to_string_pretty(&info)?)?;
             } else {
-                println!("{} — {}", info.name, info.summary);
-                println!("rows               {}", info.rows);
-                println!("features           {} ({})", info.features, info.storage);
-                println!("nonzeros           {}", info.nonzeros);
-                println!("positive fraction  {:.4}", info.positive_fraction);
-                println!("classes            {}", info.classes);
-                println!(
+                outln!("{} — {}", info.name, info.summary)?;
+                outln!("rows               {}", info.rows)?;
+                outln!("features           {} ({})", info.features, info.storage)?;
+                outln!("nonzeros           {}", info.nonzeros)?;
+                outln!("positive fraction  {:.4}", info.positive_fraction)?;
+                outln!("classes            {}", info.classes)?;
+                outln!(
                     "train / test rows  {} / {}",
-                    info.train_rows, info.test_rows
-                );
-                println!("split              {}", info.split.describe());
+                    info.train_rows,
+                    info.test_rows
+                )?;
+                outln!("split              {}", info.split.describe())?;
                 for (file, sha) in &info.sha256 {
-                    println!("sha256             {sha}  {file}");
+                    outln!("sha256             {sha}  {file}")?;
                 }
-                println!("cache              {}", info.cache_file.display());
+                outln!("cache              {}", info.cache_file.display())?;
             }
             Ok(())
         }
@@ -91,7 +92,7 @@ fn parse_names(names: &[String]) -> anyhow::Result<Vec<DatasetId>> {
 }
 
 fn list(cfg: &DataConfig) -> anyhow::Result<()> {
-    println!("{:<18} {:<10} summary", "name", "status");
+    outln!("{:<18} {:<10} summary", "name", "status")?;
     for &id in dp_data::list() {
         let files = id.spec().files;
         let status = if cfg.cache_path(id).exists() {
@@ -106,9 +107,9 @@ fn list(cfg: &DataConfig) -> anyhow::Result<()> {
         } else {
             "missing"
         };
-        println!("{:<18} {:<10} {}", id.name(), status, id.spec().summary);
+        outln!("{:<18} {:<10} {}", id.name(), status, id.spec().summary)?;
     }
-    println!("cache: {}", cfg.cache_dir.display());
+    outln!("cache: {}", cfg.cache_dir.display())?;
     Ok(())
 }
 

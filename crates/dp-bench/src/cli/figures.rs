@@ -57,10 +57,10 @@ pub fn run(args: FiguresArgs) -> anyhow::Result<()> {
             match o {
                 Outcome::Written(files) => {
                     for f in files {
-                        println!("wrote {}", f.display());
+                        outln!("wrote {}", f.display())?;
                     }
                 }
-                Outcome::Skipped(why) => eprintln!("note: {why}"),
+                Outcome::Skipped(why) => errln!("note: {why}"),
             }
         }
     }

@@ -71,38 +71,39 @@ pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
         Command::Merge(a) => cluster::run_merge(a),
         Command::Slurm(a) => cluster::run_slurm(a),
         Command::Report(a) => report::run(a),
-        Command::List => {
-            list();
-            Ok(())
-        }
+        Command::List => list(),
     };
+    // Text left in stdout's buffer (an `out!` without a newline) is flushed here, where a
+    // failure can still be reported, not silently at exit.
+    let result = result.and_then(|()| Ok(crate::console::write_out(format_args!(""))?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => report_error(&e),
     }
 }
 
-fn list() {
-    println!("method kinds ([methods.NAME] kind = ...):");
+fn list() -> anyhow::Result<()> {
+    outln!("method kinds ([methods.NAME] kind = ...):")?;
     for m in crate::methods::METHODS {
-        println!("  {:<10} {}", m.kind, m.summary);
+        outln!("  {:<10} {}", m.kind, m.summary)?;
     }
     for f in crate::methods::FEATURE_KINDS.iter().filter(|f| !f.built) {
-        println!(
+        outln!(
             "  not in this build: {}, which need {}: {}",
             f.kinds.join(", "),
             f.needs,
             f.rebuild()
-        );
+        )?;
     }
-    println!("study kinds (top-level study = ...; \"grid\" when absent):");
+    outln!("study kinds (top-level study = ...; \"grid\" when absent):")?;
     for k in crate::studies::STUDIES {
-        println!("  {:<12} {}", k.name, k.summary);
+        outln!("  {:<12} {}", k.name, k.summary)?;
     }
-    println!("papers (dp-bench figures ID, configs/ID/):");
+    outln!("papers (dp-bench figures ID, configs/ID/):")?;
     for p in crate::papers::PAPERS {
-        println!("  {:<12} {}", p.id, p.title);
+        outln!("  {:<12} {}", p.id, p.title)?;
     }
+    Ok(())
 }
 
 pub use crate::error::UsageError;
@@ -115,7 +116,7 @@ pub fn usage<T>(msg: impl Into<String>) -> anyhow::Result<T> {
 /// Prints `error: …` (one line per cause) and picks the exit code.
 pub fn report_error(e: &anyhow::Error) -> ExitCode {
     let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-    eprintln!("error: {}", chain.join(": "));
+    errln!("error: {}", chain.join(": "));
     if e.downcast_ref::<UsageError>().is_some() {
         ExitCode::from(2)
     } else {
@@ -132,7 +133,10 @@ pub fn report_clap_error(e: clap::Error) -> ExitCode {
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        let _ = e.print();
+        if let Err(err) = e.print() {
+            errln!("error: writing to standard output: {err}");
+            return ExitCode::from(1);
+        }
         return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
             ExitCode::from(2)
         } else {
@@ -146,6 +150,6 @@ pub fn report_clap_error(e: clap::Error) -> ExitCode {
         .take_while(|l| !l.starts_with("Usage:"))
         .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
         .collect();
-    eprintln!("{} (see --help)", line.join(" "));
+    errln!("{} (see --help)", line.join(" "));
     ExitCode::from(2)
 }

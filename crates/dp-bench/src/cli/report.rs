@@ -32,7 +32,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         ));
     }
     let r = write_report(&roots, &args.out)?;
-    eprintln!(
+    errln!(
         "wrote {} ({} figures, {} tables, {} runs)",
         r.index.display(),
         r.figures,

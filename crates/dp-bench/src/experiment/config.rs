@@ -53,15 +53,32 @@ pub fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> UsageError {
 /// no calibration is meaningful. Every ε the papers use lies far inside.
 pub const EPSILON_RANGE: (f64, f64) = (1e-6, 1e6);
 
+/// δ a config may ask for. At δ ≥ ½ a mechanism may publish a record outright half the time:
+/// no privacy guarantee. Below 1e-100 no dataset needs it (1/n² of 10⁵⁰ rows), and near the
+/// subnormal floor (5e-324 passed validation) the accountants' ln δ loses its precision.
+pub const DELTA_RANGE: (f64, f64) = (1e-100, 0.5);
+
 /// Most cells one config may have: every finished cell is held in memory (about 1 KB with its
 /// details), so two million cells need about 2 GB, and `trials = 4000000000` is refused
 /// instead of growing until the process is killed.
 pub const MAX_CELLS: u64 = 2_000_000;
 
+/// Longest method name: names become file names (an audit's `NAME@ε.json`, figure files) and
+/// table columns, and a file name has at most 255 bytes; 64 leaves room for what is added.
+pub const MAX_NAME_LEN: usize = 64;
+
 /// Method names are row labels in CSV files, columns of Markdown tables and parts of cell keys
 /// (`method|ε|trial|…`), so they keep to characters none of those treat specially.
 fn check_method_name(name: &str) -> Result<(), String> {
     let ok = |c: char| c.is_ascii_alphanumeric() || "_.+-".contains(c);
+    if name.len() > MAX_NAME_LEN {
+        let short: String = name.chars().take(20).collect();
+        return Err(format!(
+            "table `methods.{short:?}…`: a method name has at most {MAX_NAME_LEN} characters \
+             (this one has {}; names become file names and table columns); shorten it",
+            name.len()
+        ));
+    }
     if !name.is_empty() && name.chars().all(ok) {
         return Ok(());
     }
@@ -380,15 +397,18 @@ impl Config {
         for (i, &e) in self.epsilons.iter().enumerate() {
             if !(EPSILON_RANGE.0..=EPSILON_RANGE.1).contains(&e) {
                 return Err(format!(
-                    "key `epsilons[{i}]` = {e} must be in [{:e}, {:e}] (the range the \
+                    "key `epsilons[{i}]` = {} must be in [{:e}, {:e}] (the range the \
                      calibrations are tested on; see docs/limits.md)",
-                    EPSILON_RANGE.0, EPSILON_RANGE.1
+                    crate::quoting::number(e),
+                    EPSILON_RANGE.0,
+                    EPSILON_RANGE.1
                 ));
             }
             if let Some(j) = self.epsilons[..i].iter().position(|&f| f == e) {
                 return Err(format!(
-                    "key `epsilons` lists {e} twice (entries {j} and {i}): each ε would run and \
-                     count twice; remove one"
+                    "key `epsilons` lists {} twice (entries {j} and {i}): each ε would run and \
+                     count twice; remove one",
+                    crate::quoting::number(e)
                 ));
             }
         }
@@ -402,14 +422,22 @@ impl Config {
                 self.trials
             ));
         }
-        if !(self.delta > 0.0 && self.delta < 1.0) {
-            return Err(format!("key `delta` = {} must be in (0, 1)", self.delta));
+        if !(DELTA_RANGE.0..=DELTA_RANGE.1).contains(&self.delta) {
+            return Err(format!(
+                "key `delta` = {} must be in [{:e}, {}] (see docs/limits.md){}",
+                crate::quoting::number(self.delta),
+                DELTA_RANGE.0,
+                DELTA_RANGE.1,
+                self.delta_rule
+                    .as_ref()
+                    .map_or(String::new(), |r| format!(" (from the rule {r:?})"))
+            ));
         }
         let d = &self.dataset;
         if !(d.test_fraction >= 0.0 && d.test_fraction < 1.0) {
             return Err(format!(
                 "key `dataset.test_fraction` = {} must be in [0, 1) (0: score in-sample)",
-                d.test_fraction
+                crate::quoting::number(d.test_fraction)
             ));
         }
         if d.subsample == Some(0) {
@@ -428,6 +456,9 @@ impl Config {
             .map_err(|e| format!("table `dataset`: {e}"))?;
         if self.methods.is_empty() {
             return Err("table `methods` must define at least one method".into());
+        }
+        if let Some(d) = &self.output_dir {
+            crate::files::check_results_path(d).map_err(|e| format!("key `output_dir`: {e}"))?;
         }
         // `paper` is checked against the paper table by the study dispatcher
         // (`crate::studies::declared`), the layer that knows the papers.

@@ -11,7 +11,7 @@
 //! is re-run, every other cell is kept. A power cut may lose the lines written since the last
 //! compaction, which a rerun recomputes (cells are deterministic).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::checksum::{self, Opened};
 use super::record::CellRecord;
+use crate::files::open_append;
 
 /// File name of the journal in a results folder.
 pub const JOURNAL_FILE: &str = "cells.log";
@@ -44,15 +45,53 @@ pub fn set_aside_damage(dir: &Path, damage: &[Damage]) -> anyhow::Result<()> {
         return Ok(());
     }
     let path = dir.join(DAMAGED_FILE);
-    let mut text = String::new();
     for d in damage {
-        eprintln!(
+        errln!(
             "warning: {} is damaged ({}); that cell will be re-run, the others are kept \
              (the damaged record is kept in {})",
             d.location,
             d.reason,
             path.display()
         );
+    }
+    record_damage(&path, damage)
+}
+
+/// [`set_aside_damage`] for a sequential checkpoint (a study's `points.jsonl`): `damage` is
+/// its first damaged line and every line after it, and the `kept` points before it stay. One
+/// warning says so; the study goes on from point `kept`.
+pub fn set_aside_sequential_damage(
+    dir: &Path,
+    damage: &[Damage],
+    kept: usize,
+) -> anyhow::Result<()> {
+    let Some(first) = damage.first() else {
+        return Ok(());
+    };
+    let path = dir.join(DAMAGED_FILE);
+    let later = match damage.len() - 1 {
+        0 => String::new(),
+        1 => " and the 1 line after it".to_string(),
+        n => format!(" and the {n} lines after it"),
+    };
+    errln!(
+        "warning: {} is damaged ({}); a study's points are sequential, so the {kept} \
+         point{} before it {} kept, and it{later} {} set aside in {}; the study goes on \
+         from point {kept}",
+        first.location,
+        first.reason,
+        if kept == 1 { "" } else { "s" },
+        if kept == 1 { "is" } else { "are" },
+        if damage.len() == 1 { "is" } else { "are" },
+        path.display()
+    );
+    record_damage(&path, damage)
+}
+
+/// Appends the damaged records to `path` (`damaged.log`), with where each was found.
+fn record_damage(path: &Path, damage: &[Damage]) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for d in damage {
         text.push_str(&format!(
             "{}: {}\n{}\n",
             d.location,
@@ -60,11 +99,8 @@ pub fn set_aside_damage(dir: &Path, damage: &[Damage]) -> anyhow::Result<()> {
             d.content.trim_end()
         ));
     }
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
+    open_append(path)?
+        .write_all(text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -110,17 +146,11 @@ impl Journal {
             super::store::write_atomic(&path, |f| Ok(f.write_all(&good_lines)?))?;
         } else if let Some(len) = whole_bytes {
             // A torn last line: the writer was killed mid-write.
-            OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .and_then(|f| f.set_len(len))
+            open_append(&path)?
+                .set_len(len)
                 .with_context(|| format!("cannot cut the torn line of {}", path.display()))?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        let file = open_append(&path)?;
         Ok((
             Journal {
                 path,
@@ -281,14 +311,23 @@ pub fn validate(r: &CellRecord) -> Result<(), String> {
         return Err("empty method or kind".into());
     }
     if !(r.epsilon > 0.0 && r.epsilon.is_finite()) {
-        return Err(format!("ε = {} is not > 0 and finite", r.epsilon));
+        return Err(format!(
+            "ε = {} is not > 0 and finite",
+            crate::quoting::number(r.epsilon)
+        ));
     }
     if !(r.delta > 0.0 && r.delta < 1.0) {
-        return Err(format!("δ = {} is not in (0, 1)", r.delta));
+        return Err(format!(
+            "δ = {} is not in (0, 1)",
+            crate::quoting::number(r.delta)
+        ));
     }
     // NaN accuracy is allowed (it poisons a mean visibly); a number must be a percentage.
     if !(r.accuracy.is_nan() || (0.0..=100.0).contains(&r.accuracy)) {
-        return Err(format!("accuracy = {} is not in [0, 100]", r.accuracy));
+        return Err(format!(
+            "accuracy = {} is not in [0, 100]",
+            crate::quoting::number(r.accuracy)
+        ));
     }
     if r.epsilon_accounted < 0.0 {
         return Err(format!(

@@ -244,6 +244,15 @@ pub trait Method: Send + Sync + Debug {
     /// Calibrates to the cell's target, builds the mechanism, fits it and scores the release.
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome>;
 
+    /// Calibrates for target `epsilon` (at the config's δ, on `ctx`'s data) exactly as
+    /// [`Method::run`] would, without training: an error when the target is out of the
+    /// method's reach. The runner calls it once per (method, ε) before any cell runs or any
+    /// stored cell is moved, so that a config fails at validation, not after hours. The
+    /// default (nothing to calibrate, or nothing knowable before a run) accepts.
+    fn check_target(&self, _ctx: &Context<'_>, _epsilon: f64) -> anyhow::Result<()> {
+        Ok(())
+    }
+
     /// Trials of one (method, ε) to one summary value; most methods average what each trial
     /// released.
     /// An error when a stored cell cannot be read back as the method's outcome.
@@ -307,6 +316,22 @@ pub fn parse_table<T: DeserializeOwned>(table: toml::Table) -> Result<T, String>
     toml::Value::Table(table)
         .try_into()
         .map_err(|e: toml::de::Error| e.message().trim().to_string())
+}
+
+/// Checks a tuned learner's `grid_size` (honest tuning's P[K > grid_size] reference, or the
+/// number of grid points of a dishonest one) against 1 ..= [`MAX_TUNING_RUNS`].
+///
+/// [`MAX_TUNING_RUNS`]: dp_core::accounting::private_selection::MAX_TUNING_RUNS
+pub fn check_grid_size(v: u64) -> Result<(), String> {
+    use dp_core::accounting::private_selection::MAX_TUNING_RUNS;
+    if (1..=MAX_TUNING_RUNS).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!(
+            "grid_size` = {v} must be in 1..={MAX_TUNING_RUNS}: every one of about grid_size \
+             runs is a whole training in one cell (docs/limits.md)"
+        ))
+    }
 }
 
 /// A dp-core range error as "KEY` = VALUE ALLOWED", with the parameter named as in configs

@@ -13,6 +13,7 @@ pub mod journal;
 pub mod method;
 pub mod once_map;
 pub mod provenance;
+pub mod reach;
 pub mod record;
 pub mod report;
 pub mod row_clip;

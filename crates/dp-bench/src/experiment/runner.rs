@@ -113,6 +113,9 @@ pub fn run_part(
     progress: bool,
 ) -> anyhow::Result<RunReport> {
     let start = Instant::now();
+    // A wrong folder fails at once, before the data is loaded.
+    crate::files::check_dir(&shard.map_or_else(|| out.to_path_buf(), |s| s.dir(out)))?;
+    crate::files::check_dir(out)?;
     let prepared = Prepared::new(cfg)?;
     let mut ctx = prepared.context()?;
     let mut cells = expand(cfg);
@@ -130,6 +133,13 @@ pub fn run_part(
         }
     };
     ctx.scratch = Some(dir.clone());
+    // Before the folder is touched: an unreachable target moves nothing to `stale/`.
+    super::reach::check_targets(cfg, &ctx)?;
+    if shard.is_some() {
+        // The shards' parent is where they are merged: claimed as a results folder, not locked
+        // (every shard runs at once).
+        crate::files::claim_dir(out)?;
+    }
     let mut store = Store::open(&dir)?;
     set_aside_stale(&mut store, &cells, &dir)?;
     report::write_config_copy(&dir, cfg)?;
@@ -159,7 +169,7 @@ pub fn run_part(
             break;
         }
         if ran == 0 && todo.len() < total {
-            eprintln!(
+            errln!(
                 "resuming: {} of {total} cells already finished in {}",
                 total - todo.len(),
                 dir.display()
@@ -204,7 +214,7 @@ pub fn set_aside_stale(store: &mut Store, cells: &[Cell], dir: &Path) -> anyhow:
         *by_method.entry(r.method.as_str()).or_default() += 1;
     }
     let list: Vec<String> = by_method.iter().map(|(m, n)| format!("{m}: {n}")).collect();
-    eprintln!(
+    errln!(
         "note: {} stored cell(s) in {} are not cells of this config (an earlier version of \
          it: {}); moved to {}, they are not in this run's tables or summary",
         gone.len(),

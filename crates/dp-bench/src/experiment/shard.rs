@@ -25,6 +25,11 @@ pub struct Shard {
     pub count: usize,
 }
 
+/// Most shards of one config (and tasks of one Slurm array). Each shard is a task with its own
+/// folder, journal and script line: 10⁴ is ten times Slurm's default `MaxArraySize` (1001),
+/// and more cannot help a grid whose cells are minutes each, while 10⁸ filled memory.
+pub const MAX_SHARDS: usize = 10_000;
+
 /// What `--shard` accepts, for error messages.
 pub const SHARD_FORMS: &str = "I/N (0 <= I < N), slurm (SLURM_ARRAY_TASK_ID of \
      SLURM_ARRAY_TASK_COUNT), slurm/N (SLURM_ARRAY_TASK_ID of N) or k8s/N \
@@ -62,6 +67,12 @@ impl Shard {
             ),
             None => return Err(format!("--shard {spec:?}: expected {SHARD_FORMS}")),
         };
+        if count > MAX_SHARDS {
+            return Err(format!(
+                "--shard {spec}: a split into {count} shards is more than {MAX_SHARDS} \
+                 (MAX_SHARDS, docs/limits.md); split into fewer"
+            ));
+        }
         if index >= count {
             return Err(format!(
                 "--shard {spec}: index {index} is not below the shard count {count}"

@@ -131,6 +131,10 @@ impl Method for Alg1Config {
         })
     }
 
+    fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
+        self.calibrated(ctx, epsilon).map(drop)
+    }
+
     /// Add/remove-one: the objective-perturbation and Gaussian-output bounds are for adding
     /// or removing a row (Redberg et al. §3).
     fn mechanism<'c>(&'c self, ctx: &Context<'c>, epsilon: f64) -> anyhow::Result<Audited<'c>> {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::audited::{Audited, Fixed};
 use super::{
     Aggregate, CellOutcome, Context, LossKind, Method, MethodEntry, OptimizerKind, Protocol,
-    param_error, parse_table, test_accuracy,
+    check_grid_size, param_error, parse_table, test_accuracy,
 };
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
@@ -164,7 +164,7 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
     let int = |k: &'static str, v: u32| ensure(v >= 1, k, v as f64, "must be >= 1");
     int("epochs", c.epochs).map_err(param_error)?;
     int("batch_size", c.batch_size).map_err(param_error)?;
-    int("grid_size", c.grid_size).map_err(param_error)?;
+    check_grid_size(u64::from(c.grid_size))?;
     ensure(
         c.tail_prob > 0.0 && c.tail_prob < 1.0,
         "tail_prob",
@@ -194,6 +194,16 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
             || c.batch_sizes.as_ref().is_some_and(Vec::is_empty)
         {
             return Err("clips` and `batch_sizes` must list at least one value".into());
+        }
+        let points = u64::from(c.grid_size)
+            .saturating_mul(c.clips.as_ref().map_or(1, Vec::len) as u64)
+            .saturating_mul(c.batch_sizes.as_ref().map_or(1, Vec::len) as u64);
+        let max = dp_core::accounting::private_selection::MAX_TUNING_RUNS;
+        if points > max {
+            return Err(format!(
+                "grid_size` × clips × batch_sizes = {points} grid points, more than {max}: \
+                 each point runs every trial of every cell; cut the lists"
+            ));
         }
     }
     Ok(Box::new(c))
@@ -230,6 +240,49 @@ impl DpsgdConfig {
         let bracket = dpsgd_bracket(q, steps as u64, target)?;
         let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
         Ok(calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?)
+    }
+
+    /// Honest tuning's procedure at noise `z`: K ~ Poisson runs, each with a learning rate
+    /// drawn from the candidates, the best by `score` released.
+    fn tuned<S: Fn(&[f64]) -> f64 + Send + Sync>(
+        &self,
+        n: usize,
+        (q, steps): (f64, usize),
+        z: f64,
+        score: S,
+    ) -> dp_core::Result<
+        RepeatAndSelect<DpSgd, impl Fn(f64) -> dp_core::Result<DpSgd> + Send + Sync + '_, S>,
+    > {
+        let honest = HonestTuning::poisson_tail(u64::from(self.grid_size), self.tail_prob)?;
+        let run = move |lr| self.run_with(n, q, steps, lr, z);
+        RepeatAndSelect::new(honest.selection, self.candidates(), run, score)
+    }
+
+    /// The noise multiplier of a cell at `target`: one run's (dishonest tuning) or the tuned
+    /// procedure's (honest: calibrated on the event its candidates share, which `tuned`
+    /// checks).
+    fn cell_z(
+        &self,
+        ctx: &Context<'_>,
+        n: usize,
+        (q, steps): (f64, usize),
+        target: Target,
+    ) -> anyhow::Result<f64> {
+        match self.tuning {
+            Tuning::Dishonest => self.untuned_z(ctx, n, (q, steps), target),
+            Tuning::Honest => {
+                let honest = HonestTuning::poisson_tail(u64::from(self.grid_size), self.tail_prob)?;
+                // The score plays no part in the event.
+                let base_of = |z: f64| {
+                    Ok(self
+                        .tuned(n, (q, steps), z, |_: &[f64]| 0.0)?
+                        .base_event()
+                        .clone())
+                };
+                let bracket = dpsgd_bracket(q, steps as u64, target)?;
+                Ok(honest.calibrate_noise(|| ctx.rdp.fresh(), base_of, target, bracket)?)
+            }
+        }
     }
 
     /// The training data as `feature_storage` asks (the f32 copy is shared by every cell).
@@ -360,27 +413,18 @@ impl Method for DpsgdConfig {
         let score = |theta: &[f64]| test_accuracy(ctx, theta);
         let train = self.training_data(ctx);
         let run = |lr: f64, z: f64| self.run_with(n, q, steps, lr, z);
-        let (z, theta, selected, event) = match self.tuning {
+        let z = self.cell_z(ctx, n, (q, steps), target)?;
+        let (theta, selected, event) = match self.tuning {
             Tuning::Dishonest => {
-                let z = self.untuned_z(ctx, n, (q, steps), target)?;
                 let lrs = log_grid(self.lr_min, self.lr_max, self.grid_size as usize);
                 let (theta, sel) = best_of(|lr| run(lr, z), &lrs, &train, cell.seed, score)?;
                 // The released run's own ε: dishonest tuning does not pay for the selection.
-                (z, theta, sel, run(self.lr_min, z)?.event())
+                (theta, sel, run(self.lr_min, z)?.event())
             }
             Tuning::Honest => {
-                let honest = HonestTuning::poisson_tail(u64::from(self.grid_size), self.tail_prob)?;
-                let tuned = |z: f64| {
-                    let run = move |lr| run(lr, z);
-                    RepeatAndSelect::new(honest.selection, self.candidates(), run, score)
-                };
-                // The candidates share one event (checked by `tuned`): z is calibrated on it.
-                let base_of = |z: f64| Ok(tuned(z)?.base_event().clone());
-                let bracket = dpsgd_bracket(q, steps as u64, target)?;
-                let z = honest.calibrate_noise(|| ctx.rdp.fresh(), base_of, target, bracket)?;
-                let mech = tuned(z)?;
+                let mech = self.tuned(n, (q, steps), z, score)?;
                 let (theta, sel) = mech.fit(&train, cell.seed)?;
-                (z, theta, sel, mech.event())
+                (theta, sel, mech.event())
             }
         };
         Ok(CellOutcome {
@@ -395,6 +439,23 @@ impl Method for DpsgdConfig {
                 "iterations": steps,
             }),
         })
+    }
+
+    fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
+        let n = ctx.train.n();
+        let target = Target::new(epsilon, ctx.cfg.delta)?;
+        if self.is_grid() {
+            let mut batches: Vec<u32> = self.grid().iter().map(|&(_, b, _)| b).collect();
+            batches.sort_unstable();
+            batches.dedup();
+            for b in batches {
+                let schedule = poisson_schedule(n, b as usize, self.epochs as usize);
+                self.untuned_z(ctx, n, schedule, target)?;
+            }
+            return Ok(());
+        }
+        let schedule = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
+        self.cell_z(ctx, n, schedule, target).map(drop)
     }
 
     /// Add/remove-one (Poisson sampling's RDP bound). Only an untuned run is one mechanism:

@@ -157,6 +157,21 @@ fn candidates() -> usize {
     5000
 }
 
+/// Most points a random study draws: each is `replications` whole trainings and a line of
+/// `points.jsonl` held in memory; 10⁵ is 20 times the paper's largest study (4,864).
+pub const MAX_STUDY_POINTS: usize = 100_000;
+/// Largest `grid.size`: the grid has size⁵ points, 10⁵ at size 10 (the paper's: 3 and 4).
+pub const MAX_GRID_SEARCH_SIZE: usize = 10;
+/// Most DPareto points (seed points plus iterations): the GP refits on all of them every
+/// iteration, O(n³) time and O(n²) memory; the paper's largest run has 272.
+pub const MAX_BO_POINTS: usize = 2_000;
+/// Most GP hyperparameter restarts per fit (GPflowOpt: 5).
+pub const MAX_BO_RESTARTS: usize = 100;
+/// Most candidates of the acquisition search, each scored every iteration (GPflowOpt: 5,000).
+pub const MAX_BO_CANDIDATES: usize = 1_000_000;
+/// Most training runs per point (the paper: 10).
+pub const MAX_REPLICATIONS: usize = 1_000;
+
 /// A whole study config.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -231,7 +246,7 @@ impl StudyConfig {
         if !(self.privacy.delta > 0.0 && self.privacy.delta < 1.0) {
             return Err(format!(
                 "key `privacy.delta` = {} must be in (0, 1)",
-                self.privacy.delta
+                crate::quoting::number(self.privacy.delta)
             ));
         }
         if self.max_train_rows == Some(0) {
@@ -272,11 +287,50 @@ impl StudyConfig {
                 bo.space.validate("dpareto.space")?;
             }
         }
+        self.check_sizes()?;
+        if let Some(d) = &self.output_dir {
+            crate::files::check_results_path(d).map_err(|e| format!("key `output_dir`: {e}"))?;
+        }
         if let Some(r) = &self.random {
             r.ranges.validate("random.ranges")?;
         }
         if let Some(g) = &self.grid {
             g.ranges.validate("grid.ranges")?;
+        }
+        Ok(())
+    }
+
+    /// Every size that allocates or runs per unit, against its limit (docs/limits.md).
+    fn check_sizes(&self) -> Result<(), String> {
+        let mut sizes = vec![("replications", self.replications, MAX_REPLICATIONS)];
+        if let Some(r) = &self.random {
+            sizes.push(("random.points", r.points, MAX_STUDY_POINTS));
+        }
+        if let Some(g) = &self.grid {
+            sizes.push(("grid.size", g.size, MAX_GRID_SEARCH_SIZE));
+        }
+        if let Some(b) = &self.dpareto {
+            sizes.push(("dpareto.initial", b.initial, MAX_BO_POINTS));
+            sizes.push(("dpareto.iterations", b.iterations, MAX_BO_POINTS));
+            sizes.push(("dpareto.restarts", b.restarts, MAX_BO_RESTARTS));
+            sizes.push(("dpareto.candidates", b.candidates, MAX_BO_CANDIDATES));
+        }
+        for (key, v, max) in sizes {
+            if v > max {
+                return Err(format!(
+                    "key `{key}` = {v} is more than {max}, the limit on it (docs/limits.md)"
+                ));
+            }
+        }
+        if let Some(b) = &self.dpareto
+            && b.initial + b.iterations > MAX_BO_POINTS
+        {
+            return Err(format!(
+                "keys `dpareto.initial` + `dpareto.iterations` = {} points, more than {MAX_BO_POINTS}: \
+                 the Gaussian process refits on every point so far, O(n³) per iteration \
+                 (docs/limits.md)",
+                b.initial + b.iterations
+            ));
         }
         Ok(())
     }

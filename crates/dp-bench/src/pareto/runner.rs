@@ -79,7 +79,7 @@ pub fn run(cfg: &StudyConfig, dir: &Path, progress: bool) -> anyhow::Result<Stud
     let total = cfg.total_points();
     let done = log.points().len();
     if done > 0 {
-        eprintln!(
+        errln!(
             "resuming: {done} of {total} points already evaluated in {}",
             dir.display()
         );

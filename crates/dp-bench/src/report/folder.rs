@@ -174,7 +174,7 @@ impl Staging {
                     .with_context(|| format!("cannot move the report to {}", self.out.display()));
             }
             if let Err(e) = std::fs::remove_dir_all(&old) {
-                eprintln!(
+                errln!(
                     "warning: cannot remove the previous report {}: {e}",
                     old.display()
                 );

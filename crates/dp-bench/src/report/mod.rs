@@ -58,7 +58,7 @@ fn build(roots: &[PathBuf], out: &Path) -> anyhow::Result<ReportSummary> {
             .unwrap_or_else(|| roots[0].join(p.id));
         // One paper's unreadable results cost that paper's figures, not the page.
         let outcomes = (p.figures)(&fig_dir, &results).unwrap_or_else(|e| {
-            eprintln!("warning: {}: {e:#}", p.title);
+            errln!("warning: {}: {e:#}", p.title);
             vec![Outcome::Skipped(format!(
                 "{} figures failed: {e:#}",
                 p.title
@@ -247,6 +247,21 @@ fn run_dirs(root: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Why a run folder has no `provenance.json`, which dpbench writes when a run completes: a
+/// journal still holding cells or a study checkpoint without it means the run did not finish
+/// (killed, or still running); otherwise the folder says nothing about why.
+fn missing_provenance(dir: &Path) -> &'static str {
+    let journal_holds_cells = std::fs::metadata(dir.join(crate::experiment::journal::JOURNAL_FILE))
+        .is_ok_and(|m| m.len() > 0);
+    if journal_holds_cells || dir.join("points.jsonl").exists() {
+        "no provenance.json: this run has not finished (it was interrupted, or is still \
+         running); run its config again to finish it"
+    } else {
+        "no provenance.json (dpbench writes it when a run completes): the run was interrupted \
+         before that, or is older than provenance records"
+    }
+}
+
 /// One run: provenance, summary table, config, and its CSV files copied under `out/<into>/`.
 fn run_article(
     dir: &Path,
@@ -283,9 +298,10 @@ fn run_article(
                 )),
         )?;
     } else {
-        body.push_str(
-            "<p class=\"note\">no provenance.json (a run from before dpbench wrote one)</p>\n",
-        );
+        body.push_str(&format!(
+            "<p class=\"note\">{}</p>\n",
+            escape(missing_provenance(dir))
+        ));
     }
     if let Ok(md) = std::fs::read_to_string(dir.join("summary.md")) {
         body.push_str(&markdown(&md));

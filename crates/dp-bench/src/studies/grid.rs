@@ -37,7 +37,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
     let part = req.shard.map_or(String::new(), |s| {
         format!(" shard {} of {}:", s.index, s.count)
     });
-    eprintln!(
+    errln!(
         "{}:{part} {} cells ({} run now, {} already done) in {:.1} s; results in {}",
         req.path.display(),
         report.total,
@@ -47,13 +47,13 @@ fn run(req: &Request) -> anyhow::Result<()> {
         report.dir.display()
     );
     if req.shard.is_some() {
-        eprintln!("when every shard is done: dp-bench merge {}", dir.display());
+        errln!("when every shard is done: dp-bench merge {}", dir.display());
         return Ok(());
     }
-    print!(
+    out!(
         "{}",
         std::fs::read_to_string(report.dir.join("summary.md"))?
-    );
+    )?;
     Ok(())
 }
 
@@ -85,7 +85,7 @@ pub fn run_audit(
         PathBuf::from("results/audit").join(stem)
     });
     let run = crate::audit::run(cfg, &dir, !quiet)?;
-    eprintln!(
+    errln!(
         "{}: {} audits ({} run now, {} reused) in {:.1} s; table in {}",
         path.display(),
         run.outcomes.len(),
@@ -95,7 +95,7 @@ pub fn run_audit(
         run.dir.join("audit.md").display()
     );
     for o in &run.outcomes {
-        eprintln!(
+        errln!(
             "  {:<18} ε = {:<6.3} certified {:>10.4}  measured ≥ {:.4}  {}",
             o.method,
             o.epsilon_target,

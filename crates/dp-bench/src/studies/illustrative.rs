@@ -23,7 +23,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| toy::default_dir(req.path, &cfg));
     let seconds = toy::run(&cfg, req.text, &dir)?;
-    eprintln!(
+    errln!(
         "{}: {} in {seconds:.1} s; results in {}",
         req.path.display(),
         if seconds == 0.0 {
@@ -33,7 +33,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
         },
         dir.display()
     );
-    print!("{}", std::fs::read_to_string(dir.join("summary.csv"))?);
+    out!("{}", std::fs::read_to_string(dir.join("summary.csv"))?)?;
     Ok(())
 }
 

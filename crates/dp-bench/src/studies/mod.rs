@@ -147,7 +147,7 @@ fn idle_shard(path: &Path, what: &str, shard: Option<Shard>) -> bool {
     let Some(s) = shard.filter(|s| s.index != 0) else {
         return false;
     };
-    eprintln!(
+    errln!(
         "{}: {what} runs whole, in shard 0; shard {} of {} has nothing to do",
         path.display(),
         s.index,

@@ -41,7 +41,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| cfg.default_out_dir(req.path));
     let report = runner::run(&cfg, &dir, !req.quiet)?;
-    eprintln!(
+    errln!(
         "{}: {} points ({} evaluated now) in {:.1} s; results in {}",
         req.path.display(),
         report.total,
@@ -51,7 +51,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
     );
     let hv = std::fs::read_to_string(report.dir.join("hv.csv"))?;
     if let Some(last) = hv.lines().last() {
-        println!("hypervolume w.r.t. (10, 1) after (points, HV): {last}");
+        outln!("hypervolume w.r.t. (10, 1) after (points, HV): {last}")?;
     }
     Ok(())
 }

@@ -157,9 +157,21 @@ fn monotone_envelope(orders: &[f64], eps: &[f64]) -> Vec<f64> {
     out
 }
 
+/// Largest `s` of [`poisson_mean_for_tail`] (a tuned learner's `grid_size`). K ~ Poisson(μ)
+/// with μ ≥ s runs are drawn, held and run one after another in one cell, and the tail sum
+/// has s + 1 terms: 10⁴ runs is already days of DP-SGD per cell and far beyond any tuning
+/// budget in the papers (10 to 100), while 4·10⁹ asked for a 32 GB vector.
+pub const MAX_TUNING_RUNS: u64 = 10_000;
+
 /// Poisson mean μ with P\[K > s\] = p for K ~ Poisson(μ) (e.g. s = 10, p = 0.9 gives
-/// μ ≈ 15.41).
+/// μ ≈ 15.41); s ≤ [`MAX_TUNING_RUNS`].
 pub fn poisson_mean_for_tail(s: u64, p: f64) -> Result<f64> {
+    ensure(
+        s <= MAX_TUNING_RUNS,
+        "grid-size",
+        s as f64,
+        "must be <= 10000 (MAX_TUNING_RUNS: each of the ~grid_size runs is a whole training)",
+    )?;
     ensure(
         p > 0.0 && p < 1.0,
         "tail-probability",

@@ -42,6 +42,5 @@ pub fn run(args: PrivacyArgs) -> anyhow::Result<()> {
         PrivacyCommand::Objpert(a) => objpert::run(a)?,
         PrivacyCommand::Alg1(a) => alg1::run(a)?,
     };
-    answer.print(args.json);
-    Ok(())
+    Ok(answer.print(args.json)?)
 }

@@ -23,22 +23,23 @@ impl Answer {
     }
 
     /// Prints to stdout.
-    pub fn print(&self, json: bool) {
+    pub fn print(&self, json: bool) -> Result<(), crate::console::OutputError> {
         if json {
             let map: serde_json::Map<String, serde_json::Value> = self
                 .values
                 .iter()
                 .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
                 .collect();
-            println!("{}", serde_json::Value::Object(map));
+            outln!("{}", serde_json::Value::Object(map))?;
         } else {
             for (k, v) in &self.values {
-                println!("{k} = {}", fmt_value(*v));
+                outln!("{k} = {}", fmt_value(*v))?;
             }
             if !self.context.is_empty() {
-                println!("({})", self.context);
+                outln!("({})", self.context)?;
             }
         }
+        Ok(())
     }
 }
 
@@ -53,16 +54,7 @@ fn fmt_value(v: f64) -> String {
     }
 }
 
-/// A number for a message: as Rust prints it where that is short, else in scientific
-/// notation (Rust's `{}` spells 1e-160 with 160 zeros).
-pub fn show(v: f64) -> String {
-    let a = v.abs();
-    if a == 0.0 || !a.is_finite() || (1e-4..1e15).contains(&a) {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
-    }
-}
+pub use crate::quoting::number as show;
 
 /// Every flag of `dp-bench privacy …`: only these names may be reported as `--name`.
 const FLAGS: &[&str] = &[

@@ -26,7 +26,7 @@ use super::{External, ExternalConfig, certify, outcome};
 use crate::experiment::grid::Cell;
 use crate::experiment::once_map::OnceMap;
 use crate::methods::dpsgd::Tuning;
-use crate::methods::{CellOutcome, Context};
+use crate::methods::{CellOutcome, Context, check_grid_size};
 
 /// Most points a prior may have: calibrating declares every point once per probe.
 const MAX_POINTS: usize = 256;
@@ -90,13 +90,16 @@ pub fn points(cfg: &ExternalConfig) -> Result<Vec<Value>, String> {
                 .into(),
         );
     }
-    if cfg.grid_size == Some(0) {
-        return Err("grid_size` = 0 must be >= 1".into());
+    if let Some(g) = cfg.grid_size {
+        check_grid_size(u64::from(g))?;
     }
     if let Some(p) = cfg.tail_prob
         && !(p > 0.0 && p < 1.0)
     {
-        return Err(format!("tail_prob` = {p} must be in (0, 1)"));
+        return Err(format!(
+            "tail_prob` = {} must be in (0, 1)",
+            crate::quoting::number(p)
+        ));
     }
     let mut points: Vec<Map<String, Value>> = vec![fixed];
     for (key, values) in &cfg.prior {
@@ -109,6 +112,13 @@ pub fn points(cfg: &ExternalConfig) -> Result<Vec<Value>, String> {
             .as_array()
             .filter(|l| !l.is_empty())
             .ok_or_else(|| format!("prior.{key}` must be a non-empty list of values"))?;
+        // Checked before the product is built: a long list must not allocate first.
+        if points.len().saturating_mul(list.len()) > MAX_POINTS {
+            return Err(format!(
+                "prior` has more than {MAX_POINTS} points (the product of its lists): cut \
+                 its lists"
+            ));
+        }
         let mut next = Vec::with_capacity(points.len() * list.len());
         for p in &points {
             for v in list {
@@ -118,12 +128,6 @@ pub fn points(cfg: &ExternalConfig) -> Result<Vec<Value>, String> {
                 q.insert(key.clone(), v);
                 next.push(q);
             }
-        }
-        if next.len() > MAX_POINTS {
-            return Err(format!(
-                "prior` has more than {MAX_POINTS} points (the product of its lists): cut \
-                 its lists"
-            ));
         }
         points = next;
     }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::sweep::{Sweep, finite};
 use super::{descent, honest};
 use crate::experiment::grid::Cell;
+use crate::experiment::method::check_grid_size;
 use crate::experiment::record::CellRecord;
 use crate::methods::dpsgd::Tuning;
 use crate::methods::row_clip::{ClippedData, RowClip};
@@ -64,11 +65,12 @@ impl Common {
         }
         let c: Common = parse_table(mine)?;
         if !(c.tail_prob > 0.0 && c.tail_prob < 1.0) {
-            return Err(format!("tail_prob` = {} must be in (0, 1)", c.tail_prob));
+            return Err(format!(
+                "tail_prob` = {} must be in (0, 1)",
+                crate::quoting::number(c.tail_prob)
+            ));
         }
-        if c.grid_size == 0 {
-            return Err("grid_size` = 0 must be >= 1".into());
-        }
+        check_grid_size(u64::from(c.grid_size))?;
         Ok(c)
     }
 }
@@ -495,6 +497,16 @@ impl<G: Grid> Method for GridMethod<G> {
         match self.common.tuning {
             Tuning::Dishonest => dishonest_cell(self, ctx, cell),
             Tuning::Honest => honest::cell(self, ctx, cell),
+        }
+    }
+
+    /// Honest tuning's plan (the per-run target and its certificate), the expensive part of a
+    /// cell, is solved here once and kept for the cells; a grid's points are calibrated per
+    /// run and a point out of reach releases nothing, so there is nothing more to check.
+    fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
+        match self.common.tuning {
+            Tuning::Honest => honest::plan_of(self, ctx, epsilon).map(drop),
+            Tuning::Dishonest => Ok(()),
         }
     }
 

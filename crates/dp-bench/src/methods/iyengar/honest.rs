@@ -87,16 +87,24 @@ fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::
     })
 }
 
+/// The plan of ε, solved once and shared by every trial (and by the check before the run).
+pub fn plan_of<G: Grid>(
+    m: &GridMethod<G>,
+    ctx: &Context<'_>,
+    epsilon: f64,
+) -> anyhow::Result<Plan> {
+    m.honest
+        .get_or_init(epsilon.to_bits(), || plan(m, ctx, epsilon))
+        .map_err(anyhow::Error::msg)
+}
+
 /// One trial of honest tuning.
 pub fn cell<G: Grid>(
     m: &GridMethod<G>,
     ctx: &Context<'_>,
     cell: &Cell,
 ) -> anyhow::Result<CellOutcome> {
-    let plan = m
-        .honest
-        .get_or_init(cell.epsilon.to_bits(), || plan(m, ctx, cell.epsilon))
-        .map_err(anyhow::Error::msg)?;
+    let plan = plan_of(m, ctx, cell.epsilon)?;
     let points = m.grid.points(ctx.train.n(), cell.epsilon);
     // Q draws a live point uniformly: candidates are indices into `live`.
     let slots = Candidates::List((0..plan.live.len()).map(|j| j as f64).collect());
