@@ -310,3 +310,66 @@ fn the_one_run_audit_passes_honest_noise_and_catches_a_tiny_one() {
     assert_eq!(guesses.correct, 200, "{broken:?}");
     assert_eq!(Verdict::of(broken), Verdict::Violation, "{broken:?}");
 }
+
+/// Inputs that used to pass validation and fail after every run (`trials = 1` of a threshold
+/// audit, `confidence = 1e-300`, a method name too long for a file name) or ask for more than
+/// memory holds are refused before anything runs or is written: exit 2, one line naming the
+/// key, the value and the limit.
+#[test]
+fn the_cli_refuses_audits_that_would_fail_mid_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_dp-bench");
+    let method = |name: &str| format!("[methods.{name}]\nkind = \"alg1\"\n");
+    let cases = [
+        (
+            "trials = 1",
+            "",
+            method("alg1"),
+            vec!["`trials` = 1", ">= 2"],
+        ),
+        (
+            "trials = 4000000000",
+            "",
+            method("alg1"),
+            vec!["`trials` = 4000000000", "2000000"],
+        ),
+        (
+            "trials = 2",
+            "confidence = 1e-300\n",
+            method("alg1"),
+            vec!["`audit.confidence` = 1e-300 ", "[0.5, 1)"],
+        ),
+        (
+            "trials = 1",
+            "test = \"one_run\"\ncanaries = 100001\n",
+            method("alg1"),
+            vec!["`audit.canaries` = 100001", "100000"],
+        ),
+        // The general name limit or the audit's file-name limit, whichever comes first.
+        ("trials = 2", "", method(&"m".repeat(300)), vec!["method"]),
+    ];
+    for (i, (trials, audit, methods, wants)) in cases.iter().enumerate() {
+        let config = dir.path().join(format!("c{i}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "seed = 1\n{trials}\nepsilons = [2.0]\ndelta = 1e-5\n[audit]\n{audit}{DATASET}{methods}"
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("out{i}"));
+        let o = std::process::Command::new(bin)
+            .args(["audit".as_ref(), config.as_os_str(), "--out".as_ref()])
+            .arg(&out)
+            .arg("--quiet")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "case {i}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "case {i}: {err}");
+        for w in wants {
+            assert!(err.contains(w), "case {i}: {w:?} missing from {err}");
+        }
+        assert!(!out.exists(), "case {i} wrote {}", out.display());
+    }
+}

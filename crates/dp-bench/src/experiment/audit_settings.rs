@@ -82,36 +82,146 @@ fn default_confidence() -> f64 {
     0.95
 }
 
+/// Most runs per side a threshold audit may ask for (`trials`). Every run's score and event
+/// are kept until the bound is computed (about 100 bytes per run and side, so 400 MB at the
+/// bound), and at a millisecond or more per run the largest audit takes over an hour on 2
+/// cores; the hardest case in docs/audit.md needs about 10⁶ runs per side.
+pub const MAX_RUNS_PER_SIDE: u32 = 2_000_000;
+
+/// Most canaries of a one-run audit (`audit.canaries`): each adds a feature column to every
+/// row and a coordinate to θ, and a perfect guesser's bound grows only by about 2 per tenfold
+/// m (3.5, 5.8 and 7.8 at m = 10², 10³, 10⁴ and δ = 1e-5): 10⁵ is already past what pays.
+pub const MAX_CANARIES: u64 = 100_000;
+
+/// Smallest `audit.confidence`: a lower bound that holds with probability below ½ is more
+/// often wrong than right.
+pub const MIN_CONFIDENCE: f64 = 0.5;
+
+/// A number for a one-line message: plain when it reads well, else in scientific notation
+/// (`{}` of 1e-300 is 300 digits long).
+pub(crate) fn short(v: f64) -> String {
+    if v == 0.0 || (1e-4..1e9).contains(&v.abs()) || !v.is_finite() {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 impl AuditSettings {
-    /// Checks the values (errors name the key).
+    /// Checks the values (errors name the key, the value, the limit and the fix).
     pub fn validate(&self, trials: u32) -> Result<(), String> {
-        if self.test == AuditTest::OneRun {
-            if trials != 1 {
-                return Err(format!(
-                    "key `trials` = {trials}: a one-run audit (`audit.test = \"one_run\"`) \
-                     trains once; set `trials = 1`"
-                ));
-            }
-            if self.canaries == 0 || self.canaries > 100_000 {
-                return Err(format!(
-                    "key `audit.canaries` = {} must be in 1..=100000 (each adds a feature column)",
-                    self.canaries
-                ));
-            }
-            if self.guesses == 0 || 2 * self.guesses > self.canaries {
-                return Err(format!(
-                    "key `audit.guesses` = {} must be >= 1 and at most half of `audit.canaries` \
-                     = {} (it guesses on each side)",
-                    self.guesses, self.canaries
-                ));
-            }
+        match self.test {
+            AuditTest::OneRun => self.validate_one_run(trials)?,
+            AuditTest::Threshold => validate_runs(trials)?,
         }
-        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+        // Also refuses NaN. Below ½ the "bound" is more often wrong than right; at 1 no
+        // finite number of runs gives a bound, and 1 − confidence must stay a positive double
+        // for the Bonferroni split.
+        if !(self.confidence >= MIN_CONFIDENCE && self.confidence < 1.0) {
             return Err(format!(
-                "key `audit.confidence` = {} must be in (0, 1), e.g. 0.95",
-                self.confidence
+                "key `audit.confidence` = {} must be in [{MIN_CONFIDENCE}, 1): the bounds hold \
+                 together with this probability (below {MIN_CONFIDENCE} they are more often \
+                 wrong than right); use e.g. 0.95",
+                short(self.confidence)
             ));
         }
         Ok(())
+    }
+
+    fn validate_one_run(&self, trials: u32) -> Result<(), String> {
+        if trials != 1 {
+            return Err(format!(
+                "key `trials` = {trials}: a one-run audit (`audit.test = \"one_run\"`) \
+                 trains once; set `trials = 1`"
+            ));
+        }
+        if self.canaries == 0 || self.canaries > MAX_CANARIES {
+            return Err(format!(
+                "key `audit.canaries` = {} must be in 1..={MAX_CANARIES} (each adds a feature \
+                 column to every row; see docs/limits.md)",
+                self.canaries
+            ));
+        }
+        if self.guesses == 0 || 2 * self.guesses > self.canaries {
+            return Err(format!(
+                "key `audit.guesses` = {} must be >= 1 and at most half of `audit.canaries` \
+                 = {} (it guesses on each side)",
+                self.guesses, self.canaries
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The runs per side of a threshold audit: half choose the threshold and half evaluate it, so
+/// at least 2, and at most [`MAX_RUNS_PER_SIDE`].
+fn validate_runs(trials: u32) -> Result<(), String> {
+    if trials < 2 {
+        return Err(format!(
+            "key `trials` = {trials}: a threshold audit chooses its threshold on half of each \
+             side's runs and evaluates it on the other half, so it needs `trials` >= 2 (real \
+             audits use 10^3 to 10^6); set `trials = 2` or more, or `audit.test = \"one_run\"`"
+        ));
+    }
+    if trials > MAX_RUNS_PER_SIDE {
+        return Err(format!(
+            "key `trials` = {trials} is more runs per side than an audit may hold (at most \
+             {MAX_RUNS_PER_SIDE}: every run's score is kept until the bound is computed; see \
+             docs/limits.md); lower `trials`"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(text: &str) -> AuditSettings {
+        toml::from_str(text).unwrap()
+    }
+
+    /// Each refusal is one line naming the key, the value and the limit; numbers print short.
+    fn refused(s: &AuditSettings, trials: u32, key: &str, value: &str, limit: &str) {
+        let e = s.validate(trials).unwrap_err();
+        assert!(
+            !e.contains('\n') && e.len() < 400,
+            "not one short line: {e}"
+        );
+        for want in [key, value, limit] {
+            assert!(e.contains(want), "{want:?} missing from: {e}");
+        }
+    }
+
+    /// A threshold audit needs two runs per side (one chooses, one evaluates): `trials = 1`
+    /// used to run and then fail with "scores_d has 1". Too many runs would not fit in memory.
+    #[test]
+    fn audit_runs_per_side_are_bounded_at_validation() {
+        let t = settings("");
+        refused(&t, 1, "`trials`", "= 1", ">= 2");
+        refused(&t, 0, "`trials`", "= 0", ">= 2");
+        refused(&t, 4_000_000_000, "`trials`", "4000000000", "2000000");
+        assert!(t.validate(2).is_ok() && t.validate(MAX_RUNS_PER_SIDE).is_ok());
+        let one = settings("test = \"one_run\"");
+        refused(&one, 2, "`trials`", "= 2", "trials = 1");
+        assert!(one.validate(1).is_ok());
+        let many = settings("test = \"one_run\"\ncanaries = 100001");
+        refused(&many, 1, "`audit.canaries`", "100001", "100000");
+    }
+
+    /// `confidence = 1e-300` used to pass and fail after every run ("gamma = 1 is out of
+    /// range"); below ½ a bound is more often wrong than right.
+    #[test]
+    fn audit_confidence_outside_its_meaningful_range_is_refused() {
+        for bad in ["1e-300", "0.49", "0.0", "1.0", "-0.5", "nan", "inf"] {
+            let s = settings(&format!("confidence = {bad}"));
+            refused(&s, 10, "`audit.confidence`", "", "[0.5, 1)");
+        }
+        let e = settings("confidence = 1e-300").validate(10).unwrap_err();
+        assert!(e.contains("= 1e-300 "), "{e}");
+        for good in ["0.5", "0.95", "0.9999999999", "0.9999999999999999"] {
+            let s = settings(&format!("confidence = {good}"));
+            assert_eq!(s.validate(10), Ok(()), "{good}");
+        }
     }
 }
