@@ -98,6 +98,8 @@ fn journal_only(name: &str) -> PathBuf {
     let dir = b.root.join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
+    // A killed run's folder: dp-bench made it, so it holds the marker (the lock file).
+    std::fs::write(dir.join(dp_bench::files::LOCK_FILE), "").unwrap();
     let (mut j, _) = Journal::open(&dir).unwrap();
     for r in read_cells(&b.whole).unwrap() {
         j.append(&r).unwrap();
@@ -112,7 +114,13 @@ fn compacted_copy(name: &str) -> PathBuf {
     let dir = b.root.join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for f in ["cells.parquet", "cells.csv", "timings.csv", "cells.log"] {
+    for f in [
+        "cells.parquet",
+        "cells.csv",
+        "timings.csv",
+        "cells.log",
+        dp_bench::files::LOCK_FILE,
+    ] {
         std::fs::copy(b.whole.join(f), dir.join(f)).unwrap();
     }
     dir

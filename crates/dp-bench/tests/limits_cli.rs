@@ -3,7 +3,7 @@
 //! folder is never written into, and a closed pipe or a full disk ends a command in one line.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 const HEAD: &str = r#"
 experiment = "limits"
@@ -198,22 +198,17 @@ fn closed_stdout(cwd: &Path, args: &[&str], full: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dp-bench"));
     cmd.args(args)
         .current_dir(cwd)
-        .env("RAYON_NUM_THREADS", "1")
-        .stderr(Stdio::piped());
+        .env("RAYON_NUM_THREADS", "1");
     if full {
-        cmd.stdout(
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open("/dev/full")
-                .unwrap(),
-        );
+        let dev_full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+        cmd.stdout(dev_full.unwrap());
     } else {
-        cmd.stdout(Stdio::piped());
+        // The reader is gone before the child starts: every write meets a closed pipe.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        cmd.stdout(writer);
     }
-    let mut child = cmd.spawn().expect("dp-bench runs");
-    // The reader closes before the child has parsed its arguments.
-    drop(child.stdout.take());
-    child.wait_with_output().unwrap()
+    cmd.output().expect("dp-bench runs")
 }
 
 #[test]

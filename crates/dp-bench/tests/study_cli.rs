@@ -70,6 +70,8 @@ fn a_killed_study_resumes_to_the_uninterrupted_points() {
     cut.push_str(&lines[8][..lines[8].len() / 2]);
     std::fs::write(b.join("points.jsonl"), cut).unwrap();
     std::fs::copy(a.join("study.json"), b.join("study.json")).unwrap();
+    let marker = dp_bench::files::LOCK_FILE;
+    std::fs::copy(a.join(marker), b.join(marker)).unwrap();
     let out = run(&smoke(), &b, "1");
     assert!(
         out.status.success(),

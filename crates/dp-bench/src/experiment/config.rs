@@ -601,7 +601,10 @@ tuning = "honest"
         let e = Config::parse(&bad, Path::new("x.toml"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`delta`") && e.contains("(0, 1)"), "{e}");
+        assert!(
+            e.contains("`delta` = 1.5") && e.contains("[1e-100, 0.5]"),
+            "{e}"
+        );
         let bad = GOOD.replace("[0.5, 1.0]", "[0.5, -1.0]");
         let e = Config::parse(&bad, Path::new("x.toml"))
             .unwrap_err()

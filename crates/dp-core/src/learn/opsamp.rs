@@ -162,10 +162,11 @@ impl OpSamp {
         self.fit_report(data, seed).map(|(w, rep)| (w, rep.params))
     }
 
-    /// [`OpSamp::fit`] with the oracle diagnostics.
-    pub fn fit_report(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, OpSampReport)> {
+    /// The parameters on `n` rows of dimension `d`, or an error when the settings are invalid
+    /// or need more than `max_oracle_calls` oracle calls: what [`OpSamp::fit`] checks first,
+    /// and what a harness can check before any data is fitted.
+    pub fn planned(&self, n: usize, d: usize) -> Result<OpSampParams> {
         self.check()?;
-        let (n, d) = (data.n(), data.d());
         ensure(n >= 1, "n", n as f64, "must be >= 1")?;
         let params = self.params(n, d);
         if params.m > self.max_oracle_calls {
@@ -174,6 +175,13 @@ impl OpSamp {
                 params.m, params.gamma, self.max_oracle_calls
             )));
         }
+        Ok(params)
+    }
+
+    /// [`OpSamp::fit`] with the oracle diagnostics.
+    pub fn fit_report(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, OpSampReport)> {
+        let (n, d) = (data.n(), data.d());
+        let params = self.planned(n, d)?;
         let exp = Exp::new(params.eta_rate).map_err(|_| DpError::OutOfRange {
             name: "eta",
             value: params.eta_rate,

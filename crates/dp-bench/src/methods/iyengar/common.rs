@@ -63,6 +63,19 @@ impl Common {
                 mine.insert((*k).to_string(), v);
             }
         }
+        // What is left are the grid's keys, each list an axis: the grid is their product,
+        // counted before any point is built (a few long lists would otherwise allocate it).
+        let points = table
+            .values()
+            .filter_map(toml::Value::as_array)
+            .fold(1u64, |p, a| p.saturating_mul(a.len() as u64));
+        let max = dp_core::accounting::private_selection::MAX_TUNING_RUNS;
+        if points > max {
+            return Err(format!(
+                "…`: the grid's lists make {points} points, more than {max} (every point is a \
+                 training in every cell; docs/limits.md): cut the lists"
+            ));
+        }
         let c: Common = parse_table(mine)?;
         if !(c.tail_prob > 0.0 && c.tail_prob < 1.0) {
             return Err(format!(

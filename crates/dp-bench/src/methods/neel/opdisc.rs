@@ -62,6 +62,21 @@ fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
 
 impl OpdiscConfig {
     /// (B, D²) for dimension d.
+    /// The Gaussian perturbation's σ on the integer grid of dimension `d` at (ε, δ); τ = 1
+    /// (integer grid) and the 0/1 loss: G = 1/τ = 1.
+    fn sigma(&self, d: usize, epsilon: f64, delta: f64) -> anyhow::Result<f64> {
+        let (_, radius_sq) = self.grid(d);
+        Ok(opdisc_sigma(
+            self.own.calibration,
+            1.0,
+            radius_sq as f64,
+            1.0,
+            d,
+            epsilon,
+            delta,
+        )?)
+    }
+
     fn grid(&self, d: usize) -> (i32, i64) {
         let radius_sq = self.own.radius_sq.unwrap_or(d as i64);
         let bound = self
@@ -99,14 +114,19 @@ impl Method for OpdiscConfig {
         self.oracle.cost()
     }
 
+    /// σ at ε depends only on the grid (d) and δ: a target no σ reaches fails here.
+    fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
+        self.sigma(training_rows(ctx).d, epsilon, ctx.cfg.delta)
+            .map(drop)
+    }
+
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let rows = training_rows(ctx);
         let d = rows.d;
         let (bound, radius_sq) = self.grid(d);
         let delta = ctx.cfg.delta;
-        // τ = 1 (integer grid) and the 0/1 loss: G = 1/τ = 1.
         let d_sq = radius_sq as f64;
-        let sigma = opdisc_sigma(self.own.calibration, 1.0, d_sq, 1.0, d, cell.epsilon, delta)?;
+        let sigma = self.sigma(d, cell.epsilon, delta)?;
         let eta = gaussian_noise(sigma, d + 1, cell.seed)?;
         let answer = dp_mip::opdisc(&rows, bound, radius_sq, &eta, &self.oracle.options());
         let certified_eps = opdisc_certified_epsilon(sigma, 1.0, d_sq, 1.0, d, delta);

@@ -63,6 +63,13 @@ impl Method for OpsampConfig {
         serde_json::to_value(self).expect("plain struct")
     }
 
+    /// The oracle-call count m grows as 1/ε²: a target that needs more than the cap fails here.
+    fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
+        let mech = self.mechanism(epsilon, ctx.cfg.delta);
+        mech.planned(ctx.train.n(), ctx.train.d()).map(drop)?;
+        Ok(())
+    }
+
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let mech = self.mechanism(cell.epsilon, ctx.cfg.delta);
         let (w, report) = mech.fit_report(&ctx.train, cell.seed)?;

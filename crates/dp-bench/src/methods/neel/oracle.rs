@@ -98,10 +98,16 @@ impl OracleKeys {
             ));
         }
         if !(k.wall_cap > 0.0 && k.wall_cap.is_finite()) {
-            return Err(format!("wall_cap` = {} must be > 0 seconds", k.wall_cap));
+            return Err(format!(
+                "wall_cap` = {} must be > 0 seconds",
+                crate::quoting::number(k.wall_cap)
+            ));
         }
         if !(k.margin > 0.0 && k.margin < 1.0) {
-            return Err(format!("margin` = {} must be in (0, 1)", k.margin));
+            return Err(format!(
+                "margin` = {} must be in (0, 1)",
+                crate::quoting::number(k.margin)
+            ));
         }
         Ok(k)
     }

@@ -65,6 +65,12 @@ impl Method for RspmConfig {
         self.oracle.cost()
     }
 
+    /// σ at ε depends only on the number of separators (2d) and δ.
+    fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
+        rspm_sigma(2 * training_rows(ctx).d, epsilon, ctx.cfg.delta)?;
+        Ok(())
+    }
+
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let rows = training_rows(ctx);
         let m = 2 * rows.d;

@@ -54,6 +54,8 @@ fn fake_run(
 ) {
     let dir = results.join(stem);
     std::fs::create_dir_all(&dir).unwrap();
+    // A run's folder holds dp-bench's marker from its start.
+    std::fs::write(dir.join(crate::files::LOCK_FILE), "").unwrap();
     std::fs::write(dir.join("config.toml"), config).unwrap();
     let cfg = Config::load(&dir.join("config.toml")).unwrap();
     let mut store = Store::open(&dir).unwrap();
