@@ -164,6 +164,7 @@ fn misbehaving_learners_fail_or_are_flagged_in_their_own_cells_only() {
         let c = one(&cells, method);
         let err = c.3["error"].as_str().unwrap_or_else(|| panic!("{c:?}"));
         assert!(err.contains(needle), "{method}: {err:?} lacks {needle:?}");
+        assert!(!err.contains("exit status: exit"), "{method}: {err:?}");
         assert!(c.1.is_nan() && c.2 == f64::INFINITY, "{c:?}");
     }
 }

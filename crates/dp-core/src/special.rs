@@ -43,8 +43,27 @@ pub fn log_norm_cdf(x: f64) -> f64 {
     if x == f64::NEG_INFINITY {
         return f64::NEG_INFINITY;
     }
-    // Mills-ratio expansion: Φ(x) = φ(x)/|x| · (1 − 1/x² + 3/x⁴ − 15/x⁶ + …); at |x| ≥ 20 the
-    // truncation after the 1/x¹² term is below 1e-16 relative.
+    // −x²/2 first: another order changes the last bit of accountants' results, which are
+    // compared byte for byte.
+    -0.5 * x * x - LN_SQRT_2PI - (-x).ln() + mills_series(x).ln()
+}
+
+/// x²/2 + ln Φ(x), i.e. ln(√(π/2)·erfcx(−x/√2)), accurate for every x: at x ≪ 0 both terms
+/// are huge and nearly cancel (at x = −1e10 each is 5e19, the sum about −24), and x²
+/// overflows below −1.3e154 while the sum stays finite (−∞ only at x = −∞).
+pub fn log_norm_cdf_scaled(x: f64) -> f64 {
+    if x.is_nan() || x == f64::NEG_INFINITY {
+        return x;
+    }
+    if x > -20.0 {
+        return 0.5 * x * x + log_norm_cdf(x);
+    }
+    -LN_SQRT_2PI - (-x).ln() + mills_series(x).ln()
+}
+
+/// For x ≤ −20, the series of the Mills-ratio expansion Φ(x) = φ(x)/|x| · (1 − 1/x² + 3/x⁴ −
+/// 15/x⁶ + …); the truncation after the 1/x¹² term is below 1e-16 relative.
+fn mills_series(x: f64) -> f64 {
     let z = 1.0 / (x * x);
     let mut term = 1.0;
     let mut sum = 1.0;
@@ -52,7 +71,7 @@ pub fn log_norm_cdf(x: f64) -> f64 {
         term *= -((2 * k - 1) as f64) * z;
         sum += term;
     }
-    -0.5 * x * x - LN_SQRT_2PI - (-x).ln() + sum.ln()
+    sum
 }
 
 /// ln(1 − Φ(x)) = ln Φ(−x).

@@ -153,7 +153,8 @@ pub fn write(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<()> {
     write_text_atomic(&dir.join("summary.md"), &md)
 }
 
-/// The summary as a Markdown table: one row per ε, one column per method, "mean ± ci95".
+/// The summary as a Markdown table: one row per ε, one column per method, "mean ± ci95"
+/// ("mean (1 trial)" when there is no interval).
 pub fn markdown_table(rows: &[SummaryRow]) -> String {
     let methods: Vec<String> = {
         let mut m: Vec<String> = rows.iter().map(|r| r.method.clone()).collect();
@@ -178,6 +179,10 @@ pub fn markdown_table(rows: &[SummaryRow]) -> String {
         s.push_str(&format!("| {e} |"));
         for m in &methods {
             match rows.iter().find(|r| &r.method == m && r.epsilon == e) {
+                // One trial has no spread to measure: "± 0.00" would claim a certain mean.
+                Some(r) if r.trials == 1 => {
+                    s.push_str(&format!(" {:.2} (1 trial) |", r.mean_accuracy))
+                }
                 Some(r) => s.push_str(&format!(" {:.2} ± {:.2} |", r.mean_accuracy, r.ci95)),
                 None => s.push_str(" – |"),
             }

@@ -7,7 +7,7 @@
 //! depend on those before it), so the points before the first damaged line are kept, the rest
 //! are set aside in `damaged.log` and the study goes on from there, as an uninterrupted run.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use super::space::DIM;
 use crate::experiment::checksum::{self, Opened};
-use crate::experiment::journal::{Damage, damage_error, set_aside_damage};
-use crate::files::{lock_dir, write_text_atomic};
+use crate::experiment::journal::{Damage, damage_error, set_aside_sequential_damage};
+use crate::files::{lock_dir, open_append, write_text_atomic};
 
 /// Where a point came from.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -140,17 +140,14 @@ impl PointLog {
         }
         let path = dir.join("points.jsonl");
         let (points, damage) = scan(&path)?;
-        set_aside_damage(dir, &damage)?;
+        set_aside_sequential_damage(dir, &damage, points.len())?;
         // Rewrite without a torn tail or damage so that appends start on a fresh line.
         let mut text = String::new();
         for p in &points {
             text.push_str(&sealed_line(p)?);
         }
         write_text_atomic(&path, &text)?;
-        let file = OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        let file = open_append(&path)?;
         Ok(PointLog {
             path,
             file,

@@ -56,7 +56,9 @@ impl Box5 {
             };
             if !(lo >= min && lo < hi && hi.is_finite()) {
                 return Err(format!(
-                    "key `{key}.{name}` = [{lo}, {hi}] must be an increasing pair of positive numbers{}",
+                    "key `{key}.{name}` = [{}, {}] must be an increasing pair of positive numbers{}",
+                    crate::quoting::number(lo),
+                    crate::quoting::number(hi),
                     if min == 1.0 { " >= 1" } else { "" }
                 ));
             }

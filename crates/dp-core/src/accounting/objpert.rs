@@ -18,7 +18,7 @@ use crate::accounting::gaussian;
 use crate::accounting::quadrature::log_integrate;
 use crate::accounting::rdp_curve::{RdpCurve, check_order};
 use crate::error::{Result, check_delta, check_epsilon, check_nonnegative, check_positive, ensure};
-use crate::special::{ln_gamma, log_norm_cdf, log_sub_exp, log1m_exp};
+use crate::special::{ln_gamma, log_norm_cdf, log_norm_cdf_scaled, log_sub_exp, log1m_exp};
 
 /// ln E[exp(a|X|)] for X ~ N(0, 1), a ≥ 0: `ln(2Φ(a)) + a²/2`.
 pub(crate) fn log_mgf_half_normal(a: f64) -> f64 {
@@ -122,19 +122,23 @@ impl ObjPert {
         self.check()?;
         check_nonnegative("epsilon", eps)?;
         let s = self.s();
-        let e_hat = eps - self.c() - 0.5 * s * s;
+        // Small noise makes s² huge (+∞ below σ ≈ 1e-154·L): ε̂ + s²/2 is formed as ε − c and
+        // e^{s²/2} Φ(−s) in one piece, never as ∞ − ∞ = NaN or a difference of two huge terms.
+        let eps_c = eps - self.c();
+        let e_hat = eps_c - 0.5 * s * s;
         Ok(if e_hat >= 0.0 {
             // 2[Φ(−ε̂/s) − e^{ε̂+s²/2} Φ(−ε̂/s − s)]
             let first = log_norm_cdf(-e_hat / s);
-            let second = e_hat + 0.5 * s * s + log_norm_cdf(-e_hat / s - s);
+            let second = eps_c + log_norm_cdf(-e_hat / s - s);
             if second < first {
                 LN_2 + log_sub_exp(first, second)
             } else {
                 f64::NEG_INFINITY
             }
         } else {
-            // 1 − e^{ε̂} E[e^{−|X|}] with E[e^{−|X|}] = 2 e^{s²/2} Φ(−s)
-            log1m_exp(e_hat + 0.5 * s * s + LN_2 + log_norm_cdf(-s))
+            // 1 − e^{ε̂} E[e^{−|X|}] with E[e^{−|X|}] = 2 e^{s²/2} Φ(−s): as σ → 0, ε̂ → −∞
+            // and δ → 1 (no privacy).
+            log1m_exp(e_hat + LN_2 + log_norm_cdf_scaled(-s))
         })
     }
 
@@ -149,9 +153,19 @@ impl ObjPert {
         if self.profile_delta(0.0)? <= delta {
             return Ok(0.0);
         }
+        // As for the Gaussian: below σ ≈ 1e-154·L no double is a large enough ε.
+        if self.profile_delta(f64::MAX)? > delta {
+            return Ok(f64::INFINITY);
+        }
         let s = self.s();
         let start = self.c() + 0.5 * s * s + s * (2.0 * (1.0 / delta).ln()).sqrt();
-        calibrate_decreasing(|e| self.profile_delta(e), delta, start, 0.0, f64::INFINITY)
+        calibrate_decreasing(
+            |e| self.profile_delta(e),
+            delta,
+            start.min(f64::MAX),
+            0.0,
+            f64::INFINITY,
+        )
     }
 
     /// Lower bound (Lemma 3.4): δ(ε) of the Gaussian mechanism with sensitivity L and noise σ.
@@ -191,8 +205,10 @@ impl ObjPert {
     pub fn kifer_epsilon(&self, delta: f64) -> Result<f64> {
         self.check()?;
         check_delta(delta)?;
-        let (l2, s2) = (self.lipschitz * self.lipschitz, self.sigma * self.sigma);
-        let root = (2.0 * l2 + (4.0 * l2 * l2 + 8.0 * s2 * l2 * (2.0 / delta).ln()).sqrt()) / s2;
+        // In r = L/σ the root is 2r² + r√(4r² + 8 ln(2/δ)): no L²/σ² of two overflows
+        // (∞/∞ = NaN at σ ≳ 1e154), and it is +∞ exactly when r or r² is.
+        let r = self.s();
+        let root = 2.0 * r * r + r * (4.0 * r * r + 8.0 * (2.0 / delta).ln()).sqrt();
         Ok(root.max(2.0 * self.beta / self.lambda))
     }
 
@@ -367,6 +383,29 @@ mod tests {
             assert!(d < prev);
             prev = d;
         }
+    }
+
+    #[test]
+    fn vanishing_noise_tends_to_no_privacy_never_nan() {
+        // σ → 0: the loss ω → ∞, so δ(ε) → 1 and ε(δ) → ∞. s² overflows below σ ≈ 7e-155.
+        for sigma in [1e-8, 1e-10, 1e-100, 1e-155, 1e-160, 1e-300, 5e-324] {
+            let p = ObjPert::new(sigma, 20.0, 1.0, 1.0).unwrap();
+            for eps in [1e-6, 1.0, 1e3] {
+                let d = p.profile_delta(eps).unwrap();
+                assert!(d > 1.0 - 1e-6 && d <= 1.0, "σ {sigma} ε {eps}: δ = {d}");
+                let k = p.kifer_delta(eps).unwrap();
+                assert!(
+                    k > 1.0 - 1e-6 && k <= 1.0,
+                    "σ {sigma} ε {eps}: Kifer δ = {k}"
+                );
+            }
+            let e = p.kifer_epsilon(1e-5).unwrap();
+            assert!(e >= 1e15, "σ {sigma}: Kifer ε = {e}");
+        }
+        // σ → ∞: δ(ε) → 0 for ε ≥ c, and Kifer's ε → 2β/λ.
+        let p = ObjPert::new(1e300, 20.0, 1.0, 1.0).unwrap();
+        assert_eq!(p.profile_delta(1.0).unwrap(), 0.0);
+        assert_eq!(p.kifer_epsilon(1e-5).unwrap(), 0.1);
     }
 
     #[test]

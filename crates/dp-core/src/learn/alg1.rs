@@ -112,8 +112,8 @@ impl Alg1Spec {
         let lambda =
             calibrate(|| accountant.fresh(), event_of, target, bracket).map_err(|e| match e {
                 DpError::Calibration(msg) => DpError::Calibration(format!(
-                    "no lambda > beta = {beta} makes Algorithm 1 ({}, {})-DP with sigma = {sigma} \
-                     (noise factor {noise_factor}): {msg}",
+                    "no lambda > beta = {beta:e} makes Algorithm 1 ({:e}, {:e})-DP with sigma = \
+                     {sigma:e} (noise factor {noise_factor:e}): {msg}",
                     target.epsilon(),
                     target.delta()
                 )),

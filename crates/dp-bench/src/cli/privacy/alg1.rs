@@ -5,7 +5,7 @@ use dp_core::accounting::{RdpAccountant, Target, epsilon_of};
 use dp_core::error::{check_delta, check_positive};
 use dp_core::learn::{Alg1Spec, GlmLoss, Mechanism};
 
-use super::output::{Answer, conflict, flag_error};
+use super::output::{Answer, calibration_error, conflict, flag_error, show};
 
 /// With --sigma and --lambda: the answer is ε. With --epsilon instead: the calibrated σ and λ.
 #[derive(Args)]
@@ -69,12 +69,17 @@ pub fn run(a: Alg1Args) -> anyhow::Result<Answer> {
             let target = Target::new(eps, a.delta).map_err(flag_error)?;
             let m = spec
                 .calibrate(a.noise_factor, target, &RdpAccountant::new())
-                .map_err(flag_error)?;
+                .map_err(|e| {
+                    let given = format!("--epsilon {} (at --delta {})", show(eps), show(a.delta));
+                    calibration_error(e, &given)
+                })?;
             Ok(Answer {
                 values: vec![("sigma", m.sigma()), ("lambda", m.lambda())],
                 context: format!(
-                    "σ = {} · σ_G, smallest λ > β meeting ({eps}, {})",
-                    a.noise_factor, a.delta
+                    "σ = {} · σ_G, smallest λ > β meeting ({}, {})",
+                    show(a.noise_factor),
+                    show(eps),
+                    show(a.delta)
                 ),
             })
         }

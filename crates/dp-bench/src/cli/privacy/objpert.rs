@@ -1,12 +1,13 @@
 //! `dp-bench privacy objpert`.
 
 use clap::{Args, ValueEnum};
+use dp_core::DpError;
 use dp_core::accounting::objpert::ObjPert;
 use dp_core::accounting::pld::{Pld, PldConfig};
 use dp_core::accounting::{default_orders, gaussian};
 use dp_core::error::{check_delta, check_epsilon, ensure};
 
-use super::output::{Answer, conflict, flag_error};
+use super::output::{Answer, conflict, flag_error, show};
 use crate::cli::UsageError;
 
 /// Which (ε, δ) bound of objective perturbation.
@@ -66,15 +67,30 @@ pub fn run(a: ObjpertArgs) -> anyhow::Result<Answer> {
         "objective perturbation, {:?} bound, {k} release(s)",
         a.bound
     );
-    let pld = || -> dp_core::Result<Pld> {
+    let pld = || -> anyhow::Result<Pld> {
         Pld::objpert(
             a.sigma,
             a.lambda,
             a.beta,
             a.lipschitz,
             &PldConfig::default(),
-        )?
-        .self_compose(k)
+        )
+        .and_then(|p| p.self_compose(k))
+        .map_err(|e| match e {
+            // The grid is fixed and no flag sets it: name the flags that overflowed it.
+            DpError::OutOfRange {
+                name: "grid-step" | "fft-length",
+                ..
+            } => UsageError(format!(
+                "--bound profile composes --compositions {k} on the PLD accountant's grid (step \
+                 1e-4, at most 2^24 points), which cannot hold the privacy loss of --sigma {} \
+                 with --lipschitz {}: use --bound rdp, or more noise",
+                show(a.sigma),
+                show(a.lipschitz)
+            ))
+            .into(),
+            other => flag_error(other),
+        })
     };
     let kf = k as f64;
     match (a.delta, a.epsilon) {

@@ -133,7 +133,7 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
     if !(cfg.timeout_seconds > 0.0 && cfg.timeout_seconds <= 7.0 * 86400.0) {
         return Err(format!(
             "timeout_seconds` = {} must be in (0, 604800]",
-            cfg.timeout_seconds
+            crate::quoting::number(cfg.timeout_seconds)
         ));
     }
     let points = tuned::points(&cfg)?;

@@ -36,7 +36,7 @@ impl std::fmt::Display for Failure {
                 f,
                 "no response within timeout_seconds = {} (worker stopped: SIGTERM, and SIGKILL \
                  if still running {} s later)",
-                t.as_secs_f64(),
+                crate::quoting::number(t.as_secs_f64()),
                 GRACE.as_secs()
             ),
             Failure::Exited(why) => write!(f, "the worker exited before responding ({why})"),
@@ -154,7 +154,8 @@ impl Worker {
         // Let the stderr thread read what the process wrote last.
         let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
         match status {
-            Some(s) => format!("exit status: {s}"),
+            // ExitStatus prints itself as "exit status: 3" or "signal: 9 (SIGKILL)".
+            Some(s) => s.to_string(),
             None => "exit status unknown".into(),
         }
     }

@@ -50,7 +50,10 @@ impl Gamma {
         match self {
             Gamma::Value(v) if *v > 0.0 && v.is_finite() => Ok(()),
             Gamma::Rule(r) if r == "1/n^2" => Ok(()),
-            Gamma::Value(v) => Err(format!("gamma` = {v} must be > 0")),
+            Gamma::Value(v) => Err(format!(
+                "gamma` = {} must be > 0",
+                crate::quoting::number(*v)
+            )),
             Gamma::Rule(r) => Err(format!("gamma` = {r:?} must be a number or \"1/n^2\"")),
         }
     }

@@ -38,7 +38,10 @@ fn one() -> f64 {
 fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
     let c: NpConfig = parse_table(table)?;
     if !(c.c > 0.0 && c.c.is_finite()) {
-        return Err(format!("c` = {} must be > 0 and finite", c.c));
+        return Err(format!(
+            "c` = {} must be > 0 and finite",
+            crate::quoting::number(c.c)
+        ));
     }
     Ok(Box::new(c))
 }

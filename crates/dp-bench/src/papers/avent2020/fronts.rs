@@ -81,10 +81,12 @@ fn fronts_csv() -> LongCsv {
     LongCsv::new(&["setting", "series", "run", "epsilon", "error"])
 }
 
-fn skipped(what: &str, cmd: &str) -> Outcome {
+fn skipped(what: &str, runs: &Runs, cmd: &str) -> Outcome {
     Outcome::Skipped(format!(
-        "{what} skipped: no results under results/avent2020; run e.g. \
-         `cargo run --release -p dp-bench -- configs/avent2020/{cmd}.toml`"
+        "{what} skipped: no complete study under {}; run e.g. \
+         `cargo run --release -p dp-bench -- configs/avent2020/{cmd}.toml --out {}`",
+        runs.root().display(),
+        runs.root().join(cmd).display()
     ))
 }
 
@@ -140,7 +142,7 @@ pub fn fig5(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
         }
     }
     if curves.is_empty() {
-        return Ok(skipped("Figure 5", "adult-lr-sgd-dpareto-fast"));
+        return Ok(skipped("Figure 5", runs, "adult-lr-sgd-dpareto-fast"));
     }
     let columns = curves.len();
     curves.extend(fronts);
@@ -173,7 +175,7 @@ pub fn fig6(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
         }
     }
     if panels.is_empty() {
-        return Ok(skipped("Figure 6", "adult-lr-sgd-grid3"));
+        return Ok(skipped("Figure 6", runs, "adult-lr-sgd-grid3"));
     }
     let fig = Figure {
         title: "Avent et al. 2020, Figure 6: DPareto vs grid search on Adult (a1a)".into(),
@@ -202,7 +204,7 @@ pub fn fig7(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
         panels.push(p);
     }
     if panels.is_empty() {
-        return Ok(skipped("Figure 7", "adult-lr-sgd-dpareto-fast"));
+        return Ok(skipped("Figure 7", runs, "adult-lr-sgd-dpareto-fast"));
     }
     let fig = Figure {
         title: "Avent et al. 2020, Figure 7: variability of DPareto's fronts over training runs"
@@ -238,7 +240,7 @@ pub fn fig8(out: &Path, runs: &Runs) -> anyhow::Result<Outcome> {
         .filter(|p| !p.series.is_empty())
         .collect();
     if panels.is_empty() {
-        return Ok(skipped("Figure 8", "adult-lr-adam-dpareto-fast"));
+        return Ok(skipped("Figure 8", runs, "adult-lr-adam-dpareto-fast"));
     }
     let fig = Figure {
         title:

@@ -168,7 +168,7 @@ fn add_front(
 fn oracle_figure(out: &Path, results: &Path, p: &Problem, number: u32) -> anyhow::Result<Outcome> {
     let dir = results.join(p.stem);
     if !dir.join("config.toml").exists() {
-        return Ok(skipped(number, p.stem));
+        return Ok(skipped(number, results, p.stem));
     }
     let grid = Points::read(&dir.join("grid.csv"), None)?;
     let mut csv = LongCsv::new(&["series", "epsilon", "error"]);
@@ -245,7 +245,7 @@ fn surrogate_figure(
 ) -> anyhow::Result<Outcome> {
     let dir = results.join(p.stem);
     if !dir.join("config.toml").exists() {
-        return Ok(skipped(number, p.stem));
+        return Ok(skipped(number, results, p.stem));
     }
     let grid = Points::read(&dir.join("grid.csv"), None)?;
     let initial = Points::read(&dir.join("initial.csv"), None)?;
@@ -331,10 +331,13 @@ fn surrogate_figure(
     )?))
 }
 
-fn skipped(number: u32, stem: &str) -> Outcome {
+fn skipped(number: u32, results: &Path, stem: &str) -> Outcome {
+    let dir = results.join(stem);
     Outcome::Skipped(format!(
-        "Figure {number} skipped: no results/avent2020/{stem}; run \
-         `cargo run --release -p dp-bench -- configs/avent2020/{stem}.toml`"
+        "Figure {number} skipped: no {}; run \
+         `cargo run --release -p dp-bench -- configs/avent2020/{stem}.toml --out {}`",
+        dir.display(),
+        dir.display()
     ))
 }
 

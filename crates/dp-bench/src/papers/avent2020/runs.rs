@@ -2,7 +2,7 @@
 //! it is complete, else the scaled-down (`-fast`) one.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{MNIST_SETTINGS, SETTINGS};
 use anyhow::Context;
@@ -31,6 +31,8 @@ impl Run {
 #[derive(Clone, Debug, Default)]
 pub struct Runs {
     runs: BTreeMap<(String, String, bool), Run>,
+    /// The results folder they were read from (named when a figure has nothing to draw).
+    root: PathBuf,
 }
 
 /// Study suffixes the figures use.
@@ -73,7 +75,10 @@ impl Runs {
                 }
             }
         }
-        Ok(Runs { runs })
+        Ok(Runs {
+            runs,
+            root: results.to_path_buf(),
+        })
     }
 
     /// The run of `study` for `setting`: the paper-budget one if complete, else `-fast`.
@@ -86,6 +91,11 @@ impl Runs {
     pub fn at(&self, setting: &str, study: &str, fast: bool) -> Option<&Run> {
         self.runs
             .get(&(setting.to_string(), study.to_string(), fast))
+    }
+
+    /// The results folder the runs were read from.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// Whether nothing was found.

@@ -133,8 +133,10 @@ pub fn write(out: &Path, runs: &Runs, results: &Path) -> anyhow::Result<Outcome>
     if !any {
         return Ok(Outcome::Skipped(format!(
             "Table 2 skipped: needs a DPareto run and a long random run per setting under {}; run \
-             e.g. `cargo run --release -p dp-bench -- configs/avent2020/adult-lr-sgd-table2.toml`",
-            results.display()
+             e.g. `cargo run --release -p dp-bench -- configs/avent2020/adult-lr-sgd-table2.toml \
+             --out {}`",
+            results.display(),
+            results.join("adult-lr-sgd-table2").display()
         )));
     }
     let (c, m) = (out.join("table2.csv"), out.join("table2.md"));

@@ -57,9 +57,12 @@ pub fn load_all(results: &Path, loss: &str) -> anyhow::Result<Vec<results::Row>>
 /// The command that produces a missing run.
 pub fn missing_message(what: &str, results: &Path, loss: &str) -> String {
     format!(
-        "{what} skipped: no results/iyengar2019/<dataset>-{loss}/summary.csv under {}; run e.g. \
-         `cargo run --release -p dp-bench -- configs/iyengar2019/adult-{loss}.toml`",
-        results.display()
+        "{what} skipped: no {}; run e.g. \
+         `cargo run --release -p dp-bench -- configs/iyengar2019/adult-{loss}.toml --out {}`",
+        results
+            .join(format!("<dataset>-{loss}/summary.csv"))
+            .display(),
+        results.join(format!("adult-{loss}")).display()
     )
 }
 

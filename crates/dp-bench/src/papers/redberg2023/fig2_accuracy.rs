@@ -91,11 +91,12 @@ pub fn run_command(stem: &str) -> String {
 /// Why nothing could be plotted, naming the commands that produce the inputs.
 pub fn missing_message(what: &str, results: &Path) -> String {
     format!(
-        "{what} skipped: no results/<dataset>/summary.csv under {} for any of {}; run \
-         scripts/reproduce-redberg2023.sh (or e.g. `{}`) first",
-        results.display(),
+        "{what} skipped: no {} for any of {}; run \
+         scripts/reproduce-redberg2023.sh (or e.g. `{} --out {}`) first",
+        results.join("<dataset>/summary.csv").display(),
         DATASETS.map(|d| d.0).join(", "),
-        run_command("adult")
+        run_command("adult"),
+        results.join("adult").display()
     )
 }
 
