@@ -9,6 +9,9 @@ use anyhow::Context;
 
 use crate::error::UsageError;
 
+/// The folder of a results folder that holds its shards (`shards/I-of-N/`).
+pub const SHARDS_DIR: &str = "shards";
+
 /// The lock file in a results folder.
 pub const LOCK_FILE: &str = ".dp-bench.lock";
 
@@ -54,9 +57,17 @@ pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
     check_results_path(dir).map_err(UsageError)?;
     let lock_path = dir.join(LOCK_FILE);
     match std::fs::read_dir(dir) {
-        Ok(mut entries) => {
+        Ok(entries) => {
             let marked = std::fs::symlink_metadata(&lock_path).is_ok_and(|m| m.is_file());
-            if !marked && entries.next().is_some() {
+            // The parent of shards run before the marker existed holds only what dp-bench
+            // put there: the shards' folders and the Slurm scripts (each shard has its own
+            // marker). Anything else, or a file by those names, is not ours.
+            let foreign = entries.filter_map(Result::ok).any(|e| {
+                let ours = e.file_type().is_ok_and(|t| t.is_dir())
+                    && (e.file_name() == SHARDS_DIR || e.file_name() == "slurm");
+                !ours
+            });
+            if !marked && foreign {
                 return Err(UsageError(format!(
                     "{} is not empty and is not a dp-bench results folder (it has no {LOCK_FILE}): \
                      dp-bench would overwrite files in it by name; give a new or empty folder \

@@ -135,48 +135,32 @@ fn calculators_never_print_nan_at_extreme_inputs() {
         }
     }
     // σ → 0 is no privacy: δ = 1, never less.
-    let out = dp_bench(
-        dir.path(),
-        &[
-            &"privacy",
-            &"objpert",
-            &"--sigma",
-            &"1e-300",
-            &"--lambda",
-            &"20",
-            &"--beta",
-            &"1",
-            &"--lipschitz",
-            &"1",
-            &"--bound",
-            &"profile",
-            &"--epsilon",
-            &"1",
-        ],
-    );
+    let objpert = [
+        "privacy",
+        "objpert",
+        "--sigma",
+        "1e-300",
+        "--lambda",
+        "20",
+        "--beta",
+        "1",
+        "--lipschitz",
+        "1",
+        "--bound",
+        "profile",
+        "--epsilon",
+        "1",
+    ];
+    let args = |extra: &[&'static str]| -> Vec<&'static str> {
+        objpert.iter().chain(extra).copied().collect()
+    };
+    let as_args = |v: &[&'static str]| -> Vec<&dyn AsRef<std::ffi::OsStr>> {
+        v.iter().map(|a| a as &dyn AsRef<std::ffi::OsStr>).collect()
+    };
+    let out = dp_bench(dir.path(), &as_args(&args(&[])));
     assert!(text(&out).contains("delta = 1.000000"), "{}", text(&out));
     // Composed on the PLD grid, that loss does not fit: a usage error naming the way out.
-    let out = dp_bench(
-        dir.path(),
-        &[
-            &"privacy",
-            &"objpert",
-            &"--sigma",
-            &"1e-300",
-            &"--lambda",
-            &"20",
-            &"--beta",
-            &"1",
-            &"--lipschitz",
-            &"1",
-            &"--bound",
-            &"profile",
-            &"--epsilon",
-            &"1",
-            &"--compositions",
-            &"1000",
-        ],
-    );
+    let out = dp_bench(dir.path(), &as_args(&args(&["--compositions", "1000"])));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--bound rdp"), "{}", text(&out));
 }

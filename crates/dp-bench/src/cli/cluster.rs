@@ -143,11 +143,14 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
     }
     // The scripts go under the first results folder and the tasks write into every one: each
     // must be a results folder (or new) before anything is written.
-    for t in &tasks {
-        crate::files::claim_dir(&t.out)?;
+    let mut outs: Vec<&Path> = tasks.iter().map(|t| t.out.as_path()).collect();
+    outs.dedup();
+    for out in outs {
+        crate::files::claim_dir(out)?;
     }
     let dir = match &args.scripts {
-        Some(d) => absolute(d)?,
+        // The scripts overwrite `array.sh` and `merge.sh` by name: the same rule.
+        Some(d) => absolute(d).and_then(|d| crate::files::claim_dir(&d).map(|()| d))?,
         None => tasks[0].out.join("slurm"),
     };
     let logs = dir.join("logs");

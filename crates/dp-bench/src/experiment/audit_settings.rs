@@ -97,16 +97,6 @@ pub const MAX_CANARIES: u64 = 100_000;
 /// often wrong than right.
 pub const MIN_CONFIDENCE: f64 = 0.5;
 
-/// A number for a one-line message: plain when it reads well, else in scientific notation
-/// (`{}` of 1e-300 is 300 digits long).
-pub(crate) fn short(v: f64) -> String {
-    if v == 0.0 || (1e-4..1e9).contains(&v.abs()) || !v.is_finite() {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
-    }
-}
-
 impl AuditSettings {
     /// Checks the values (errors name the key, the value, the limit and the fix).
     pub fn validate(&self, trials: u32) -> Result<(), String> {
@@ -122,7 +112,7 @@ impl AuditSettings {
                 "key `audit.confidence` = {} must be in [{MIN_CONFIDENCE}, 1): the bounds hold \
                  together with this probability (below {MIN_CONFIDENCE} they are more often \
                  wrong than right); use e.g. 0.95",
-                short(self.confidence)
+                crate::quoting::number(self.confidence)
             ));
         }
         Ok(())

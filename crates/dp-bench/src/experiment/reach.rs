@@ -10,7 +10,7 @@ use super::config::{Config, EPSILON_RANGE};
 use super::context::Context;
 use super::method::Method;
 use crate::error::UsageError;
-use crate::quoting::number as short_number;
+use crate::quoting::number;
 
 /// Calibrates every (method, ε) of `cfg` on `ctx`; the first failure (in config order) as a
 /// [`UsageError`] naming the method, the ε, the cause and, where one exists, the smallest ε
@@ -25,29 +25,32 @@ pub fn check_targets(cfg: &Config, ctx: &Context<'_>) -> anyhow::Result<()> {
                 .map(move |&e| (name.as_str(), spec.method.as_ref(), e))
         })
         .collect();
-    let failures: Vec<Option<String>> = pairs
+    let errors: Vec<Option<anyhow::Error>> = pairs
         .par_iter()
-        .map(|&(name, method, eps)| {
-            let e = method.check_target(ctx, eps).err()?;
-            let floor = match smallest_reachable(method, ctx, eps) {
-                Some(f) => format!(
-                    "; the smallest ε it reaches at δ = {} is about {}: remove the smaller \
-                     values from `epsilons` (or give the method another table)",
-                    short_number(cfg.delta),
-                    short_number(f)
-                ),
-                None => String::new(),
-            };
-            Some(format!(
-                "methods.{name} at ε = {}: {e:#}{floor}",
-                short_number(eps)
-            ))
-        })
+        .map(|&(_, method, eps)| method.check_target(ctx, eps).err())
         .collect();
-    match failures.into_iter().flatten().next() {
-        Some(m) => Err(UsageError(m).into()),
-        None => Ok(()),
-    }
+    let Some(((name, method, eps), e)) = pairs
+        .into_iter()
+        .zip(errors)
+        .find_map(|(pair, e)| e.map(|e| (pair, e)))
+    else {
+        return Ok(());
+    };
+    // Only the failure reported gets its floor: each probe is a calibration.
+    let floor = match smallest_reachable(method, ctx, eps) {
+        Some(f) => format!(
+            "; the smallest ε it reaches at δ = {} is about {}: remove the smaller values \
+             from `epsilons` (or give the method another table)",
+            number(cfg.delta),
+            number(f)
+        ),
+        None => String::new(),
+    };
+    Err(UsageError(format!(
+        "methods.{name} at ε = {}: {e:#}{floor}",
+        number(eps)
+    ))
+    .into())
 }
 
 /// The smallest ε ≥ `failed` at which `method` calibrates, to two significant digits rounded

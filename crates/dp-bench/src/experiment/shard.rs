@@ -89,7 +89,7 @@ impl Shard {
 }
 
 /// Folder of the shards under a results folder.
-pub const SHARDS_DIR: &str = "shards";
+pub use crate::files::SHARDS_DIR;
 /// A shard's description, next to its cells.
 pub const SHARD_FILE: &str = "shard.json";
 

@@ -243,9 +243,10 @@ impl StudyConfig {
         if self.replications == 0 {
             return Err("key `replications` must be >= 1".into());
         }
-        if !(self.privacy.delta > 0.0 && self.privacy.delta < 1.0) {
+        let (lo, hi) = crate::experiment::config::DELTA_RANGE;
+        if !(lo..=hi).contains(&self.privacy.delta) {
             return Err(format!(
-                "key `privacy.delta` = {} must be in (0, 1)",
+                "key `privacy.delta` = {} must be in [{lo:e}, {hi}] (see docs/limits.md)",
                 crate::quoting::number(self.privacy.delta)
             ));
         }

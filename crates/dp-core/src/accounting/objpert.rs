@@ -20,6 +20,11 @@ use crate::accounting::rdp_curve::{RdpCurve, check_order};
 use crate::error::{Result, check_delta, check_epsilon, check_nonnegative, check_positive, ensure};
 use crate::special::{ln_gamma, log_norm_cdf, log_norm_cdf_scaled, log_sub_exp, log1m_exp};
 
+/// s = L/σ from which the privacy profile forms e^{s²/2} Φ(−s) in one piece: far below the
+/// overflow of s² (s ≈ 1.3e154), and where s²/2 = 200 and ln Φ(−s) ≈ −204 already cancel
+/// most of their digits when added apart.
+const SCALED_FROM: f64 = 20.0;
+
 /// ln E[exp(a|X|)] for X ~ N(0, 1), a ≥ 0: `ln(2Φ(a)) + a²/2`.
 pub(crate) fn log_mgf_half_normal(a: f64) -> f64 {
     // ln(2Φ(a)) = ln(1 + erf(a/√2)) keeps full relative precision for small a (orders near 1).
@@ -122,23 +127,26 @@ impl ObjPert {
         self.check()?;
         check_nonnegative("epsilon", eps)?;
         let s = self.s();
-        // Small noise makes s² huge (+∞ below σ ≈ 1e-154·L): ε̂ + s²/2 is formed as ε − c and
-        // e^{s²/2} Φ(−s) in one piece, never as ∞ − ∞ = NaN or a difference of two huge terms.
-        let eps_c = eps - self.c();
-        let e_hat = eps_c - 0.5 * s * s;
+        let e_hat = eps - self.c() - 0.5 * s * s;
         Ok(if e_hat >= 0.0 {
-            // 2[Φ(−ε̂/s) − e^{ε̂+s²/2} Φ(−ε̂/s − s)]
+            // 2[Φ(−ε̂/s) − e^{ε̂+s²/2} Φ(−ε̂/s − s)]; here s²/2 ≤ ε − c is finite.
             let first = log_norm_cdf(-e_hat / s);
-            let second = eps_c + log_norm_cdf(-e_hat / s - s);
+            let second = e_hat + 0.5 * s * s + log_norm_cdf(-e_hat / s - s);
             if second < first {
                 LN_2 + log_sub_exp(first, second)
             } else {
                 f64::NEG_INFINITY
             }
         } else {
-            // 1 − e^{ε̂} E[e^{−|X|}] with E[e^{−|X|}] = 2 e^{s²/2} Φ(−s): as σ → 0, ε̂ → −∞
-            // and δ → 1 (no privacy).
-            log1m_exp(e_hat + LN_2 + log_norm_cdf_scaled(-s))
+            // 1 − e^{ε̂} E[e^{−|X|}] with E[e^{−|X|}] = 2 e^{s²/2} Φ(−s). Small noise makes s²
+            // huge (+∞ below σ ≈ 1e-154·L), where ε̂ + s²/2 would be ∞ − ∞ = NaN: from s = 20
+            // on, ε − c and e^{s²/2} Φ(−s) are formed in one piece each (δ → 1 as σ → 0).
+            // Below, the sum keeps the order the committed figures were computed in.
+            if s < SCALED_FROM {
+                log1m_exp(e_hat + 0.5 * s * s + LN_2 + log_norm_cdf(-s))
+            } else {
+                log1m_exp((eps - self.c()) + LN_2 + log_norm_cdf_scaled(-s))
+            }
         })
     }
 

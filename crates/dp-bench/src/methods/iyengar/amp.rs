@@ -105,14 +105,14 @@ fn parse_amp(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     super::check_grid("eps_out_frac", &grid.eps_out_frac, unit)?;
     super::check_grid("row_clip", &grid.row_clip, |v| v > 0.0)?;
     grid.gamma.check()?;
-    Ok(Box::new(GridMethod::new(common, AmpFamily(grid))))
+    Ok(Box::new(GridMethod::checked(common, AmpFamily(grid))?))
 }
 
 fn parse_amp_hf(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     let common = Common::take(&mut table)?;
     let grid: AmpHfGrid = parse_table(table)?;
     grid.gamma.check()?;
-    Ok(Box::new(GridMethod::new(common, AmpFamily(grid))))
+    Ok(Box::new(GridMethod::checked(common, AmpFamily(grid))?))
 }
 
 /// What differs between AMP and H-F AMP: the kind and the points of a cell.

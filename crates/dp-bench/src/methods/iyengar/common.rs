@@ -63,19 +63,6 @@ impl Common {
                 mine.insert((*k).to_string(), v);
             }
         }
-        // What is left are the grid's keys, each list an axis: the grid is their product,
-        // counted before any point is built (a few long lists would otherwise allocate it).
-        let points = table
-            .values()
-            .filter_map(toml::Value::as_array)
-            .fold(1u64, |p, a| p.saturating_mul(a.len() as u64));
-        let max = dp_core::accounting::private_selection::MAX_TUNING_RUNS;
-        if points > max {
-            return Err(format!(
-                "…`: the grid's lists make {points} points, more than {max} (every point is a \
-                 training in every cell; docs/limits.md): cut the lists"
-            ));
-        }
         let c: Common = parse_table(mine)?;
         if !(c.tail_prob > 0.0 && c.tail_prob < 1.0) {
             return Err(format!(
@@ -205,6 +192,27 @@ pub struct GridMethod<G: Grid> {
 }
 
 impl<G: Grid> GridMethod<G> {
+    /// [`GridMethod::new`] after counting the grid's points, defaults included, before any
+    /// is built: the grid is the product of its lists, each an axis, and a few long lists
+    /// would otherwise allocate it.
+    pub fn checked(common: Common, grid: G) -> Result<Self, String> {
+        let axes = serde_json::to_value(&grid).map_err(|e| format!("…`: {e}"))?;
+        let points = axes
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.values())
+            .filter_map(serde_json::Value::as_array)
+            .fold(1u64, |p, a| p.saturating_mul(a.len() as u64));
+        let max = dp_core::accounting::private_selection::MAX_TUNING_RUNS;
+        if points > max {
+            return Err(format!(
+                "…`: the grid's lists make {points} points, more than {max} (every point is a \
+                 training in every cell; docs/limits.md): cut the lists"
+            ));
+        }
+        Ok(Self::new(common, grid))
+    }
+
     /// Wraps a parsed grid.
     pub fn new(common: Common, grid: G) -> Self {
         Self {

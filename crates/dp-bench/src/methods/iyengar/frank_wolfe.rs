@@ -49,7 +49,7 @@ fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     super::check_grid("steps", &grid.steps, |v| v > 0)?;
     super::check_grid("l1_radius", &grid.l1_radius, |v| v > 0.0)?;
     super::check_grid("linf_clip", &grid.linf_clip, |v| v > 0.0)?;
-    Ok(Box::new(GridMethod::new(common, grid)))
+    Ok(Box::new(GridMethod::checked(common, grid)?))
 }
 
 impl Grid for PfwGrid {

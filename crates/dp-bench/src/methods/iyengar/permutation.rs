@@ -98,7 +98,7 @@ fn parse_ppsgd(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     super::check_grid("lr", &grid.lr, |v| v > 0.0)?;
     super::check_grid("passes", &grid.passes, |v| v > 0)?;
     super::check_grid("batch", &[grid.batch], |v| v > 0)?;
-    Ok(Box::new(GridMethod::new(common, grid)))
+    Ok(Box::new(GridMethod::checked(common, grid)?))
 }
 
 fn parse_pscpsgd(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
@@ -109,7 +109,7 @@ fn parse_pscpsgd(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     super::check_grid("radius", &grid.radius, |v| v > 0.0)?;
     super::check_grid("passes", &grid.passes, |v| v > 0)?;
     super::check_grid("batch", &[grid.batch], |v| v > 0)?;
-    Ok(Box::new(GridMethod::new(common, grid)))
+    Ok(Box::new(GridMethod::checked(common, grid)?))
 }
 
 /// A P-PSGD point: the spec and the (unused) λ it came with.

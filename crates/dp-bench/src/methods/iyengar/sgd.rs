@@ -73,7 +73,7 @@ fn parse(mut table: toml::Table) -> Result<Box<dyn Method>, String> {
     if grid.batch == 0 {
         return Err("batch` = 0 must be >= 1".into());
     }
-    Ok(Box::new(GridMethod::new(common, grid)))
+    Ok(Box::new(GridMethod::checked(common, grid)?))
 }
 
 impl PsgdGrid {
