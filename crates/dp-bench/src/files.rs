@@ -154,3 +154,36 @@ pub fn open_append(path: &Path) -> anyhow::Result<File> {
         Err(e) => Err(e).with_context(|| format!("cannot open {} for appending", path.display())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_new_empty_or_dp_bench_folders_are_claimed() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("r");
+        claim_dir(&dir).unwrap();
+        assert!(dir.join(LOCK_FILE).is_file());
+        std::fs::write(dir.join("summary.md"), "").unwrap();
+        claim_dir(&dir).unwrap();
+        // A user's folder, and one holding a file named like ours, are refused.
+        let mine = root.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("notes.md"), "").unwrap();
+        assert!(claim_dir(&mine).is_err());
+        let named = root.path().join("named");
+        std::fs::create_dir(&named).unwrap();
+        std::fs::write(named.join(SHARDS_DIR), "").unwrap();
+        assert!(check_dir(&named).is_err());
+        // The parent of shards run before the marker: only shard and Slurm folders.
+        let old = root.path().join("old");
+        std::fs::create_dir_all(old.join(SHARDS_DIR).join("0-of-2")).unwrap();
+        std::fs::create_dir_all(old.join("slurm")).unwrap();
+        claim_dir(&old).unwrap();
+        for bad in ["", ".", "..", "results/.", "a/.."] {
+            assert!(check_results_path(Path::new(bad)).is_err(), "{bad:?}");
+        }
+        assert!(check_results_path(Path::new("results/...x")).is_ok());
+    }
+}

@@ -76,6 +76,17 @@ fn sizes_a_user_controls_are_refused_at_validation_naming_key_and_limit() {
         &dp_bench(cwd, &["run", &cfg, "--out", "o"]),
         &["grid_size", "10000"],
     );
+    // P-SGD's other axes keep their defaults (108 points): 100 learning rates make 10,800.
+    let lrs = vec!["0.1"; 100].join(", ");
+    let cfg = write(
+        cwd,
+        "s.toml",
+        &format!("{HEAD}[methods.sgd]\nkind = \"psgd\"\nlr = [{lrs}]\n"),
+    );
+    refused(
+        &dp_bench(cwd, &["run", &cfg, "--out", "o"]),
+        &["10800 points", "10000"],
+    );
     let long = "m".repeat(300);
     let cfg = write(
         cwd,
