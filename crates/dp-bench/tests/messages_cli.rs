@@ -154,9 +154,9 @@ fn calculators_never_print_nan_at_extreme_inputs() {
     let args = |extra: &[&'static str]| -> Vec<&'static str> {
         objpert.iter().chain(extra).copied().collect()
     };
-    let as_args = |v: &[&'static str]| -> Vec<&dyn AsRef<std::ffi::OsStr>> {
+    fn as_args<'a>(v: &'a [&'static str]) -> Vec<&'a dyn AsRef<std::ffi::OsStr>> {
         v.iter().map(|a| a as &dyn AsRef<std::ffi::OsStr>).collect()
-    };
+    }
     let out = dp_bench(dir.path(), &as_args(&args(&[])));
     assert!(text(&out).contains("delta = 1.000000"), "{}", text(&out));
     // Composed on the PLD grid, that loss does not fit: a usage error naming the way out.

@@ -139,13 +139,13 @@ impl ObjPert {
             }
         } else {
             // 1 − e^{ε̂} E[e^{−|X|}] with E[e^{−|X|}] = 2 e^{s²/2} Φ(−s). Small noise makes s²
-            // huge (+∞ below σ ≈ 1e-154·L), where ε̂ + s²/2 would be ∞ − ∞ = NaN: from s = 20
-            // on, ε − c and e^{s²/2} Φ(−s) are formed in one piece each (δ → 1 as σ → 0).
-            // Below, the sum keeps the order the committed figures were computed in.
+            // huge (+∞ below σ ≈ 1e-154·L), where ε̂ + s²/2 would be −∞ + ∞ = NaN: from s = 20
+            // on, e^{s²/2} Φ(−s) is formed in one piece (ε̂ → −∞ and δ → 1 as σ → 0). Below,
+            // the sum keeps the order the committed figures were computed in.
             if s < SCALED_FROM {
                 log1m_exp(e_hat + 0.5 * s * s + LN_2 + log_norm_cdf(-s))
             } else {
-                log1m_exp((eps - self.c()) + LN_2 + log_norm_cdf_scaled(-s))
+                log1m_exp(e_hat + LN_2 + log_norm_cdf_scaled(-s))
             }
         })
     }
@@ -390,6 +390,29 @@ mod tests {
                 .unwrap();
             assert!(d < prev);
             prev = d;
+        }
+    }
+
+    #[test]
+    fn the_profile_is_one_function_across_its_two_forms() {
+        // From s = L/σ = 20 on, the profile forms s²/2 + ln Φ(−s) in one piece; where the sum
+        // apart is still accurate (s up to ~40), both must give the same δ, so a slip in
+        // either form (a term counted twice under-reports δ) fails here.
+        for s_target in [19.9, 20.0, 20.1, 25.0, 30.0, 40.0] {
+            let p = ObjPert::new(1.0 / s_target, 20.0, 1.0, 1.0).unwrap();
+            let s = p.s();
+            for eps in [0.1, 1.0, 10.0, 100.0] {
+                let e_hat = eps - p.c() - 0.5 * s * s;
+                if e_hat >= 0.0 {
+                    continue;
+                }
+                let apart = log1m_exp(e_hat + 0.5 * s * s + LN_2 + log_norm_cdf(-s)).exp();
+                let got = p.profile_delta(eps).unwrap();
+                assert!(
+                    (got - apart).abs() <= 1e-9 * apart,
+                    "s {s} ε {eps}: {got} vs {apart}"
+                );
+            }
         }
     }
 
