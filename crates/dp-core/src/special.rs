@@ -62,12 +62,15 @@ pub fn log_norm_cdf_scaled(x: f64) -> f64 {
 }
 
 /// For x ≤ −20, the series of the Mills-ratio expansion Φ(x) = φ(x)/|x| · (1 − 1/x² + 3/x⁴ −
-/// 15/x⁶ + …); the truncation after the 1/x¹² term is below 1e-16 relative.
+/// 15/x⁶ + …). The series alternates with falling terms, so stopping after a negative term
+/// (the 1/x¹⁴ one) leaves the sum *below* the true value, by less than the next term
+/// (2027025/x¹⁶, 3e-15 relative at x = −20): the privacy profile's δ = 1 − 2e^{ε̂}·(this)
+/// is then never under-reported.
 fn mills_series(x: f64) -> f64 {
     let z = 1.0 / (x * x);
     let mut term = 1.0;
     let mut sum = 1.0;
-    for k in 1..=6 {
+    for k in 1..=7 {
         term *= -((2 * k - 1) as f64) * z;
         sum += term;
     }
@@ -214,6 +217,24 @@ mod tests {
         assert!((log_norm_cdf(-20.0) + 203.917_155_371_097_06).abs() < 1e-9);
         // log_ndtr(10) = -7.619853024160527e-24
         assert!((log_norm_cdf(10.0) + 7.619_853_024_160_527e-24).abs() < 1e-36);
+    }
+
+    #[test]
+    fn log_norm_cdf_scaled_matches_the_sum_and_stays_finite() {
+        // scipy: log_ndtr(-20) + 200 and log_ndtr(-40) + 800 (inputs of the series branch).
+        assert!((log_norm_cdf_scaled(-20.0) + 3.917_155_371_097_06).abs() < 1e-11);
+        assert!((log_norm_cdf_scaled(-40.0) + 4.608_442_013_753_8).abs() < 1e-11);
+        // Continuous where the series takes over, and the closed form where x² overflows.
+        let (lo, hi) = (
+            log_norm_cdf_scaled(-20.0 - 1e-9),
+            log_norm_cdf_scaled(-20.0 + 1e-9),
+        );
+        assert!((lo - hi).abs() < 1e-8, "{lo} vs {hi}");
+        for x in [-1e10, -1e160, -f64::MAX] {
+            let want = -LN_SQRT_2PI - (-x).ln();
+            assert!((log_norm_cdf_scaled(x) - want).abs() < 1e-12, "{x}");
+        }
+        assert_eq!(log_norm_cdf_scaled(f64::NEG_INFINITY), f64::NEG_INFINITY);
     }
 
     #[test]
