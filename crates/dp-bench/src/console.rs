@@ -1,10 +1,11 @@
 //! Writing to standard output and standard error without panicking.
 //!
 //! `println!` panics when stdout is a closed pipe (`dp-bench privacy … | true`) or a full disk
-//! (`> /dev/full`), with a backtrace and exit 101. Every command writes through [`outln!`] and
-//! [`out!`] instead, which return an error the CLI reports in one line with exit 1; messages to
-//! stderr go through [`errln!`], which drops its text when stderr itself is closed (there is
-//! nowhere left to say anything, and a warning must not stop a run whose results are written).
+//! (`> /dev/full`), with a backtrace and exit 101. Every command writes through
+//! [`outln!`](crate::outln) and [`out!`](crate::out) instead, which return an error the CLI
+//! reports in one line with exit 1; messages to stderr go through [`errln!`](crate::errln),
+//! which drops its text when stderr itself is closed (there is nowhere left to say anything,
+//! and a warning must not stop a run whose results are written).
 
 use std::fmt;
 use std::io::{self, Write};

@@ -318,7 +318,7 @@ pub fn parse_table<T: DeserializeOwned>(table: toml::Table) -> Result<T, String>
         .map_err(|e: toml::de::Error| e.message().trim().to_string())
 }
 
-/// Checks a tuned learner's `grid_size` (honest tuning's P[K > grid_size] reference, or the
+/// Checks a tuned learner's `grid_size` (honest tuning's P\[K > grid_size\] reference, or the
 /// number of grid points of a dishonest one) against 1 ..= [`MAX_TUNING_RUNS`].
 ///
 /// [`MAX_TUNING_RUNS`]: dp_core::accounting::private_selection::MAX_TUNING_RUNS
