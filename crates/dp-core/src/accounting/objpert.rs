@@ -129,13 +129,26 @@ impl ObjPert {
         let s = self.s();
         let e_hat = eps - self.c() - 0.5 * s * s;
         Ok(if e_hat >= 0.0 {
-            // 2[Φ(−ε̂/s) − e^{ε̂+s²/2} Φ(−ε̂/s − s)]; here s²/2 ≤ ε − c is finite.
-            let first = log_norm_cdf(-e_hat / s);
-            let second = e_hat + 0.5 * s * s + log_norm_cdf(-e_hat / s - s);
-            if second < first {
-                LN_2 + log_sub_exp(first, second)
+            // 2[Φ(−u) − e^{ε̂+s²/2} Φ(−u − s)] with u = ε̂/s.
+            if s < SCALED_FROM {
+                let first = log_norm_cdf(-e_hat / s);
+                let second = e_hat + 0.5 * s * s + log_norm_cdf(-e_hat / s - s);
+                if second < first {
+                    LN_2 + log_sub_exp(first, second)
+                } else {
+                    f64::NEG_INFINITY
+                }
             } else {
-                f64::NEG_INFINITY
+                // ε̂ + s²/2 − (u + s)²/2 = −u²/2: both terms are e^{−u²/2} times a scaled Φ,
+                // so nothing of size s²/2 cancels (apart, the two rounded to equal, δ = 0,
+                // from s ≈ 1e9 on). e^{x²/2}Φ(x) increases in x: the difference is positive.
+                let u = e_hat / s;
+                let (first, second) = (log_norm_cdf_scaled(-u), log_norm_cdf_scaled(-u - s));
+                if second < first {
+                    LN_2 - 0.5 * u * u + log_sub_exp(first, second)
+                } else {
+                    f64::NEG_INFINITY
+                }
             }
         } else {
             // 1 − e^{ε̂} E[e^{−|X|}] with E[e^{−|X|}] = 2 e^{s²/2} Φ(−s). Small noise makes s²
@@ -161,8 +174,9 @@ impl ObjPert {
         if self.profile_delta(0.0)? <= delta {
             return Ok(0.0);
         }
-        // As for the Gaussian: below σ ≈ 1e-154·L no double is a large enough ε.
-        if self.profile_delta(f64::MAX)? > delta {
+        // As for the Gaussian: below σ ≈ 1e-154·L no double is a large enough ε (the
+        // calibration probes up to e^709, so that is where it is asked).
+        if self.profile_delta(709f64.exp())? > delta {
             return Ok(f64::INFINITY);
         }
         let s = self.s();
@@ -414,6 +428,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn tiny_noise_at_large_eps_keeps_its_delta() {
+        // ε̂ ≥ 0 with s = L/σ = 1e10: the two terms apart are each ~5e19 and rounded to equal
+        // (δ = 0); at ε = c + s²/2 + 0.5 s the true δ = 2[Φ(−0.5) − e^{0.5 s + s²/2 …}] is
+        // 2Φ(−0.5) − (≈ 0) ≈ 0.617.
+        let p = ObjPert::new(1e-10, 20.0, 1.0, 1.0).unwrap();
+        let s = p.s();
+        let d = p.profile_delta(p.c() + 0.5 * s * s + 0.5 * s).unwrap();
+        assert!((d - 0.617_075_077_6).abs() < 1e-5, "δ = {d}");
+        // And ε(δ) is then above c + s²/2 by several s, not at it.
+        let e = p.profile_epsilon(1e-5).unwrap();
+        assert!(e > p.c() + 0.5 * s * s + 3.0 * s, "ε = {e}");
     }
 
     #[test]
