@@ -34,34 +34,57 @@ pub fn check_results_path(dir: &Path) -> Result<(), String> {
 /// Makes `dir` a results folder, or checks that it is one, before anything is written to it.
 ///
 /// Results overwrite files by name (`config.toml`, `summary.md`, `cells.csv`, …), so they go
-/// only into a new or empty folder, or one that dp-bench made: every folder it writes holds
-/// its [`LOCK_FILE`] from the start, which is its marker. A user's own folder given as
-/// `--out` is refused whole, before a byte is written.
-pub fn claim_dir(dir: &Path) -> anyhow::Result<()> {
-    check_dir(dir)?;
+/// only into a new or empty folder, or one that dp-bench made for the same `kind` of results
+/// (`"grid"`, `"audit"`, `"search"`, `"illustrative"`, `"slurm"`): every folder it writes holds
+/// its [`LOCK_FILE`] from the start, which is its marker and names the kind. A user's own
+/// folder given as `--out`, or another kind's, is refused whole, before a byte is written.
+pub fn claim_dir(dir: &Path, kind: &str) -> anyhow::Result<()> {
+    check_dir(dir, Some(kind))?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create results directory {}", dir.display()))?;
     // Never truncates, and never through a symlink planted in its place.
-    std::fs::OpenOptions::new()
+    let path = dir.join(LOCK_FILE);
+    let mut marker = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .custom_flags(libc::O_NOFOLLOW)
-        .open(dir.join(LOCK_FILE))
-        .with_context(|| format!("cannot create {}", dir.join(LOCK_FILE).display()))?;
+        .open(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    if marker.metadata().map(|m| m.len() == 0).unwrap_or(false) {
+        // Two shards claiming their parent at once may both write it: the first line counts.
+        use std::io::Write;
+        writeln!(marker, "{kind}").with_context(|| format!("cannot write {}", path.display()))?;
+    }
     Ok(())
 }
 
-/// What [`claim_dir`] checks, writing nothing: that `dir` is new, empty or a results folder.
-/// Runs call it before they load data, so that a wrong `--out` fails at once.
-pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
+/// The kind a marker names: its first line, `None` for a marker written before kinds were
+/// (empty), which any kind may take over.
+fn marked_kind(marker: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = String::new();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(marker)
+        .ok()?;
+    file.take(64).read_to_string(&mut head).ok()?;
+    let kind = head.lines().next().unwrap_or("").trim();
+    (!kind.is_empty()).then(|| kind.to_string())
+}
+
+/// What [`claim_dir`] checks, writing nothing: that `dir` is new, empty or a results folder
+/// (of `kind`, when given). Runs call it before they load data, so that a wrong `--out` fails
+/// at once.
+pub fn check_dir(dir: &Path, kind: Option<&str>) -> anyhow::Result<()> {
     check_results_path(dir).map_err(UsageError)?;
     let lock_path = dir.join(LOCK_FILE);
     match std::fs::read_dir(dir) {
         Ok(entries) => {
             let marked = std::fs::symlink_metadata(&lock_path).is_ok_and(|m| m.is_file());
-            // The parent of shards run before the marker existed holds only what dp-bench
-            // put there: the shards' folders and the Slurm scripts (each shard has its own
-            // marker). Anything else, or a file by those names, is not ours.
+            // A folder that holds only what dp-bench put there before the run that owns it:
+            // the shards' folders and the Slurm scripts (each shard has its own marker).
+            // Anything else, or a file by those names, is not ours.
             let foreign = entries.filter_map(Result::ok).any(|e| {
                 let ours = e.file_type().is_ok_and(|t| t.is_dir())
                     && (e.file_name() == SHARDS_DIR || e.file_name() == "slurm");
@@ -72,6 +95,17 @@ pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
                     "{} is not empty and is not a dp-bench results folder (it has no {LOCK_FILE}): \
                      dp-bench would overwrite files in it by name; give a new or empty folder \
                      (--out DIR or `output_dir`), or the results folder of an earlier run",
+                    dir.display()
+                ))
+                .into());
+            }
+            if let (true, Some(want), Some(found)) = (marked, kind, marked_kind(&lock_path))
+                && found != want
+            {
+                return Err(UsageError(format!(
+                    "{} holds dp-bench's {found} results, and this run writes {want} results, \
+                     whose files (config.toml, summaries) would overwrite them: give this run a \
+                     folder of its own",
                     dir.display()
                 ))
                 .into());
@@ -87,15 +121,25 @@ pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
 
 /// Claims `dir` ([`claim_dir`]) and takes its exclusive run lock (held while the returned file
 /// lives): two runs appending to one results folder would lose each other's rows.
-pub fn lock_dir(dir: &Path) -> anyhow::Result<File> {
-    claim_dir(dir)?;
+pub fn lock_dir(dir: &Path, kind: &str) -> anyhow::Result<File> {
+    claim_dir(dir, kind)?;
     let lock_path = dir.join(LOCK_FILE);
     let lock = std::fs::OpenOptions::new()
         .append(true)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&lock_path)
         .with_context(|| format!("cannot open {}", lock_path.display()))?;
-    match lock.try_lock() {
+    // A child process started by another thread holds a copy of every open descriptor until
+    // it execs, so a lock just released can look held for a moment: retry for up to a second
+    // before calling it another run's.
+    let mut tries = 0;
+    let mut result = lock.try_lock();
+    while matches!(result, Err(std::fs::TryLockError::WouldBlock)) && tries < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        tries += 1;
+        result = lock.try_lock();
+    }
+    match result {
         Ok(()) => Ok(lock),
         Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
             "another dp-bench run is writing to {} (it holds {}); wait for it to finish, \
@@ -163,24 +207,40 @@ mod tests {
     fn only_new_empty_or_dp_bench_folders_are_claimed() {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("r");
-        claim_dir(&dir).unwrap();
-        assert!(dir.join(LOCK_FILE).is_file());
+        claim_dir(&dir, "grid").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join(LOCK_FILE)).unwrap(),
+            "grid\n"
+        );
         std::fs::write(dir.join("summary.md"), "").unwrap();
-        claim_dir(&dir).unwrap();
+        claim_dir(&dir, "grid").unwrap();
+        // Another kind of results does not go into a grid's folder, nor a grid into its.
+        let e = claim_dir(&dir, "audit").unwrap_err().to_string();
+        assert!(
+            e.contains("grid results") && e.contains("audit results"),
+            "{e}"
+        );
+        // A marker from before kinds (empty) is taken over by the first kind to claim it.
+        let old_run = root.path().join("old-run");
+        std::fs::create_dir(&old_run).unwrap();
+        std::fs::write(old_run.join(LOCK_FILE), "").unwrap();
+        std::fs::write(old_run.join("cells.csv"), "").unwrap();
+        claim_dir(&old_run, "search").unwrap();
+        assert!(claim_dir(&old_run, "grid").is_err());
         // A user's folder, and one holding a file named like ours, are refused.
         let mine = root.path().join("mine");
         std::fs::create_dir(&mine).unwrap();
         std::fs::write(mine.join("notes.md"), "").unwrap();
-        assert!(claim_dir(&mine).is_err());
+        assert!(claim_dir(&mine, "grid").is_err());
         let named = root.path().join("named");
         std::fs::create_dir(&named).unwrap();
         std::fs::write(named.join(SHARDS_DIR), "").unwrap();
-        assert!(check_dir(&named).is_err());
+        assert!(check_dir(&named, None).is_err());
         // The parent of shards run before the marker: only shard and Slurm folders.
         let old = root.path().join("old");
         std::fs::create_dir_all(old.join(SHARDS_DIR).join("0-of-2")).unwrap();
         std::fs::create_dir_all(old.join("slurm")).unwrap();
-        claim_dir(&old).unwrap();
+        claim_dir(&old, "grid").unwrap();
         for bad in ["", ".", "..", "results/.", "a/.."] {
             assert!(check_results_path(Path::new(bad)).is_err(), "{bad:?}");
         }

@@ -217,7 +217,7 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
     let mut probes = one::check_all(cfg, &base, one_run)
         .map_err(|e| crate::error::UsageError(format!("{e:#}")))?
         .into_iter();
-    let _lock = lock_dir(dir)?;
+    let _lock = lock_dir(dir, "audit")?;
     let audits_dir = dir.join("audits");
     std::fs::create_dir_all(&audits_dir)
         .with_context(|| format!("cannot create {}", audits_dir.display()))?;

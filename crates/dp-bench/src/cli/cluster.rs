@@ -141,16 +141,20 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
             tasks.len()
         ));
     }
-    // The scripts go under the first results folder and the tasks write into every one: each
-    // must be a results folder (or new) before anything is written.
-    let mut outs: Vec<&Path> = tasks.iter().map(|t| t.out.as_path()).collect();
+    // The tasks write into every results folder: each must be new, empty or a results folder
+    // of the task's kind (a study checks its own kind when it runs) before anything is
+    // written. The scripts' `slurm/` inside one is dp-bench's and does not make it foreign.
+    let mut outs: Vec<(&Path, bool)> = tasks
+        .iter()
+        .map(|t| (t.out.as_path(), t.shard.is_some()))
+        .collect();
     outs.dedup();
-    for out in outs {
-        crate::files::claim_dir(out)?;
+    for (out, grid) in outs {
+        crate::files::check_dir(out, grid.then_some("grid"))?;
     }
     let dir = match &args.scripts {
         // The scripts overwrite `array.sh` and `merge.sh` by name: the same rule.
-        Some(d) => absolute(d).and_then(|d| crate::files::claim_dir(&d).map(|()| d))?,
+        Some(d) => absolute(d).and_then(|d| crate::files::claim_dir(&d, "slurm").map(|()| d))?,
         None => tasks[0].out.join("slurm"),
     };
     let logs = dir.join("logs");

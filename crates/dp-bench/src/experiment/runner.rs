@@ -114,8 +114,12 @@ pub fn run_part(
 ) -> anyhow::Result<RunReport> {
     let start = Instant::now();
     // A wrong folder fails at once, before the data is loaded.
-    crate::files::check_dir(&shard.map_or_else(|| out.to_path_buf(), |s| s.dir(out)))?;
-    crate::files::check_dir(out)?;
+    let grid = Some("grid");
+    crate::files::check_dir(
+        &shard.map_or_else(|| out.to_path_buf(), |s| s.dir(out)),
+        grid,
+    )?;
+    crate::files::check_dir(out, grid)?;
     let prepared = Prepared::new(cfg)?;
     let mut ctx = prepared.context()?;
     let mut cells = expand(cfg);
@@ -138,7 +142,7 @@ pub fn run_part(
     if shard.is_some() {
         // The shards' parent is where they are merged: claimed as a results folder, not locked
         // (every shard runs at once).
-        crate::files::claim_dir(out)?;
+        crate::files::claim_dir(out, "grid")?;
     }
     let mut store = Store::open(&dir)?;
     set_aside_stale(&mut store, &cells, &dir)?;

@@ -40,7 +40,7 @@ impl Store {
     /// Takes an exclusive lock on the folder first: two runs appending to one journal would
     /// interleave and compact each other's cells away.
     pub fn open(dir: &Path) -> anyhow::Result<Store> {
-        let lock = lock_dir(dir)?;
+        let lock = lock_dir(dir, "grid")?;
         let start = Instant::now();
         let (journal, logged) = Journal::open(dir)?;
         let had_log = !logged.is_empty();

@@ -126,7 +126,7 @@ impl PointLog {
     /// Opens `dir/points.jsonl`, reading the points already there. `fingerprint` is the study
     /// config as JSON: a folder written by a different config is refused rather than mixed.
     pub fn open(dir: &Path, fingerprint: &str) -> anyhow::Result<PointLog> {
-        let lock = lock_dir(dir)?;
+        let lock = lock_dir(dir, "search")?;
         let fp_path = dir.join("study.json");
         match std::fs::read_to_string(&fp_path) {
             Ok(old) if old != fingerprint => anyhow::bail!(

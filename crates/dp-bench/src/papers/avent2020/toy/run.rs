@@ -114,7 +114,7 @@ fn points_csv(ev: &Evaluated) -> anyhow::Result<LongCsv> {
 
 /// Computes and writes everything for `cfg` into `dir` (see the module notes).
 pub fn run(cfg: &IllustrativeConfig, config_text: &str, dir: &Path) -> anyhow::Result<f64> {
-    let _lock = lock_dir(dir)?;
+    let _lock = lock_dir(dir, "illustrative")?;
     let done = dir.join("config.toml");
     if std::fs::read_to_string(&done).is_ok_and(|t| t == config_text) {
         return Ok(0.0);
