@@ -31,31 +31,27 @@ pub fn check_results_path(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Makes `dir` a results folder, or checks that it is one, before anything is written to it.
+/// Makes `dir` a results folder, or checks that it is one, before anything is written to it;
+/// returns its marker, open for [`lock_dir`].
 ///
 /// Results overwrite files by name (`config.toml`, `summary.md`, `cells.csv`, …), so they go
 /// only into a new or empty folder, or one that dp-bench made for the same `kind` of results
 /// (`"grid"`, `"audit"`, `"search"`, `"illustrative"`, `"slurm"`): every folder it writes holds
 /// its [`LOCK_FILE`] from the start, which is its marker and names the kind. A user's own
 /// folder given as `--out`, or another kind's, is refused whole, before a byte is written.
-pub fn claim_dir(dir: &Path, kind: &str) -> anyhow::Result<()> {
+pub fn claim_dir(dir: &Path, kind: &str) -> anyhow::Result<File> {
     check_dir(dir, Some(kind))?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create results directory {}", dir.display()))?;
     // Never truncates, and never through a symlink planted in its place.
     let path = dir.join(LOCK_FILE);
-    let mut marker = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
+    let mut marker = open_append(&path)?;
     if marker.metadata().map(|m| m.len() == 0).unwrap_or(false) {
         // Two shards claiming their parent at once may both write it: the first line counts.
         use std::io::Write;
         writeln!(marker, "{kind}").with_context(|| format!("cannot write {}", path.display()))?;
     }
-    Ok(())
+    Ok(marker)
 }
 
 /// The kind a marker names: its first line, `None` for a marker written before kinds were
@@ -122,13 +118,8 @@ pub fn check_dir(dir: &Path, kind: Option<&str>) -> anyhow::Result<()> {
 /// Claims `dir` ([`claim_dir`]) and takes its exclusive run lock (held while the returned file
 /// lives): two runs appending to one results folder would lose each other's rows.
 pub fn lock_dir(dir: &Path, kind: &str) -> anyhow::Result<File> {
-    claim_dir(dir, kind)?;
+    let lock = claim_dir(dir, kind)?;
     let lock_path = dir.join(LOCK_FILE);
-    let lock = std::fs::OpenOptions::new()
-        .append(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&lock_path)
-        .with_context(|| format!("cannot open {}", lock_path.display()))?;
     // A child process started by another thread holds a copy of every open descriptor until
     // it execs, so a lock just released can look held for a moment: retry for up to a second
     // before calling it another run's.
@@ -181,7 +172,6 @@ pub fn write_text_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
 /// a results folder in place of a file dpbench appends to (`damaged.log`, `cells.log`, …)
 /// would have it write wherever the link points.
 pub fn open_append(path: &Path) -> anyhow::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
     match std::fs::OpenOptions::new()
         .create(true)
         .append(true)

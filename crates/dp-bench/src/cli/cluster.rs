@@ -154,7 +154,7 @@ pub fn run_slurm(args: SlurmArgs) -> anyhow::Result<()> {
     }
     let dir = match &args.scripts {
         // The scripts overwrite `array.sh` and `merge.sh` by name: the same rule.
-        Some(d) => absolute(d).and_then(|d| crate::files::claim_dir(&d, "slurm").map(|()| d))?,
+        Some(d) => absolute(d).and_then(|d| crate::files::claim_dir(&d, "slurm").map(|_| d))?,
         None => tasks[0].out.join("slurm"),
     };
     let logs = dir.join("logs");

@@ -73,9 +73,6 @@ pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
         Command::Report(a) => report::run(a),
         Command::List => list(),
     };
-    // Text left in stdout's buffer (an `out!` without a newline) is flushed here, where a
-    // failure can still be reported, not silently at exit.
-    let result = result.and_then(|()| Ok(crate::console::write_out(format_args!(""))?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => report_error(&e),

@@ -113,13 +113,9 @@ pub fn run_part(
     progress: bool,
 ) -> anyhow::Result<RunReport> {
     let start = Instant::now();
-    // A wrong folder fails at once, before the data is loaded.
-    let grid = Some("grid");
-    crate::files::check_dir(
-        &shard.map_or_else(|| out.to_path_buf(), |s| s.dir(out)),
-        grid,
-    )?;
-    crate::files::check_dir(out, grid)?;
+    // A wrong folder fails at once, before the data is loaded (a shard's own folder, under
+    // `out`, is checked when its store opens).
+    crate::files::check_dir(out, Some("grid"))?;
     let prepared = Prepared::new(cfg)?;
     let mut ctx = prepared.context()?;
     let mut cells = expand(cfg);
