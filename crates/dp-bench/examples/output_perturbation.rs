@@ -148,7 +148,7 @@ impl Method for OutputPerturbationConfig {
         let (theta, iterations) = mech.fit(&ctx.train, cell.seed)?;
         Ok(CellOutcome {
             accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: ctx.certify(&mech.event())?,
+            event: mech.event(),
             details: serde_json::json!({ "noise": sigma, "iterations": iterations }),
         })
     }

@@ -3,10 +3,7 @@
 
 use anyhow::Context as _;
 use dp_core::accounting::event::Event;
-use std::collections::HashMap;
-use std::sync::Mutex;
-
-use dp_core::accounting::{Accountant, PldAccountant, RdpAccountant, epsilon_of};
+use dp_core::accounting::{Certifier, PldAccountant, RdpAccountant};
 use dp_core::learn::{GlmData, GlmLoss, Optimizer};
 use serde::{Deserialize, Serialize};
 
@@ -37,67 +34,25 @@ pub struct Context<'a> {
     pub rdp: RdpAccountant,
     /// Row-clipped copies of the train and test rows, for methods that tune the clipping bound.
     pub clips: ClipCache<'a>,
-    /// PLD accountant (its answer is the smaller of its PLD and RDP bounds).
-    pub pld: PldAccountant,
     /// A folder a method may write files into (the run's results folder; `None` outside a run,
     /// e.g. in tests that run a cell directly).
     pub scratch: Option<std::path::PathBuf>,
-    /// [`Context::certify`]'s answers by event: grid points repeat their events across trials.
-    certified: Mutex<HashMap<String, f64>>,
+    /// What certifies every cell ([`Context::certify`]).
+    certifier: Certifier,
 }
 
 impl Context<'_> {
-    /// A cell's `epsilon_accounted`, the one meaning it has for every method: the tightest ε
-    /// at the config's δ this project can certify for `event`, the smaller of
-    /// the RDP and PLD accountants' bounds (both valid; RDP alone where PLD does not apply);
-    /// ∞ for a release without guarantee. A single Gaussian, whose RDP conversion
-    /// is loose, is certified close to its exact (analytic) ε this way.
+    /// A cell's `epsilon_accounted`, the one meaning it has for every method and every outside
+    /// learner: the tightest ε at the config's δ this project can certify for `event`
+    /// ([`Certifier`]: the smallest bound among RDP, PLD, the single-release accountant and
+    /// basic composition with the δ split); ∞ for a release without guarantee.
     pub fn certify(&self, event: &Event) -> anyhow::Result<f64> {
         self.certify_at(event, self.cfg.delta)
     }
 
-    /// [`Context::certify`] at another δ (one-vs-all certifies each class at δ/K too).
+    /// [`Context::certify`] at another δ (an audit's δ/(1 + e^ε), for instance).
     pub fn certify_at(&self, event: &Event, delta: f64) -> anyhow::Result<f64> {
-        if matches!(event, Event::NonPrivate) {
-            return Ok(f64::INFINITY);
-        }
-        // A single approximate-DP release (OPDisc's χ-bound at the cell's δ): its own (ε, δ₀).
-        if let Some(eps) = event.single_release_epsilon(delta) {
-            return Ok(eps);
-        }
-        let mut key = serde_json::to_string(event)?;
-        if delta != self.cfg.delta {
-            key.push_str(&format!("@{delta:e}"));
-        }
-        if let Some(e) = self.certified.lock().expect("certificate cache").get(&key) {
-            return Ok(*e);
-        }
-        let rdp = epsilon_of(self.rdp.fresh(), event, delta)?;
-        // PLD can decline an event it supports (a discretisation window too large for a long,
-        // low-noise composition): RDP's answer stands then.
-        let eps = match self.pld.supports(event) {
-            Ok(()) => epsilon_of(self.pld.fresh(), event, delta).map_or(rdp, |p| p.min(rdp)),
-            Err(_) => rdp,
-        };
-        self.certified
-            .lock()
-            .expect("certificate cache")
-            .insert(key, eps);
-        Ok(eps)
-    }
-}
-
-impl Context<'_> {
-    /// [`Context::certify`] for an event an outside learner declared: also the basic
-    /// composition of its pure ε-DP parts ([`Event::pure_dp_epsilon`]) when it has only such
-    /// parts, which is exact for one pure release where RDP pays a conversion term. Built-in
-    /// kinds keep [`Context::certify`] alone so that their stored results do not move (P-FW's
-    /// pure steps would certify lower); both answers are valid bounds.
-    pub fn certify_declared(&self, event: &Event) -> anyhow::Result<f64> {
-        let accounted = self.certify(event)?;
-        Ok(event
-            .pure_dp_epsilon()
-            .map_or(accounted, |pure| pure.min(accounted)))
+        Ok(self.certifier.epsilon(event, delta)?)
     }
 }
 
@@ -173,14 +128,15 @@ impl Prepared {
             .map(|y| train.relabel(y))
             .collect::<Result<_, _>>()
             .context("one-vs-all labels")?;
+        let rdp = RdpAccountant::new();
+        let certifier = Certifier::with(rdp.fresh(), PldAccountant::new());
         Ok(Context {
             cfg: &self.cfg,
             train,
             test: &self.split.test,
             classes,
-            rdp: RdpAccountant::new(),
-            pld: PldAccountant::new(),
-            certified: Mutex::new(HashMap::new()),
+            rdp,
+            certifier,
             scratch: None,
             clips: ClipCache::one_vs_all(
                 &self.split.train.x,

@@ -148,17 +148,43 @@ pub fn check_one_vs_all(
     ))
 }
 
-/// What one cell of a method produced (the runner adds the cell's identity and wall time).
+/// What one cell of a method produced: what it released and the privacy event of the
+/// computation that released it. The runner certifies the event ([`Context::certify`]), adds
+/// the cell's identity and wall time, and refuses a cell of a certified calibration whose ε
+/// exceeds its target: a method never states its own ε.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellOutcome {
-    /// Test accuracy (percent) of the released model.
+    /// Test accuracy (percent) of the released model; NaN for a cell that released nothing
+    /// it may be scored on (a failed or over-budget outside learner).
     pub accuracy: f64,
-    /// ε that the project's accountant certifies for the mechanism that ran, at the cell's δ.
-    pub epsilon_accounted: f64,
+    /// The privacy event of everything the cell ran on the training data (the tuned
+    /// procedure for honest tuning, the released run for dishonest tuning, `NonPrivate` for
+    /// a reference or a release whose guarantee is only stated, `NoOp` for none).
+    pub event: dp_core::accounting::Event,
     /// Everything specific to the method (noise, λ, chosen learning rate, per-candidate
     /// scores, …), stored as JSON in the `details` column.
     pub details: serde_json::Value,
 }
+
+impl CellOutcome {
+    /// An outcome with the method's own typed `details` (a struct deriving `Serialize`, read
+    /// back with `Deserialize`; JSON has no ∞ or NaN, which become `null`).
+    pub fn new<D: serde::Serialize>(
+        accuracy: f64,
+        event: dp_core::accounting::Event,
+        details: &D,
+    ) -> CellOutcome {
+        CellOutcome {
+            accuracy,
+            event,
+            details: serde_json::to_value(details).expect("details are plain structs"),
+        }
+    }
+}
+
+/// The details of a method that has none to give: `{}`.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct NoDetails {}
 
 /// How a (method, ε) group of trials is summarised.
 #[derive(Clone, Debug, PartialEq)]

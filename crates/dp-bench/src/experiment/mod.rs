@@ -4,6 +4,7 @@
 pub mod audit_settings;
 pub mod audited;
 pub mod cells_file;
+pub mod certified;
 pub mod checksum;
 pub mod config;
 pub mod context;

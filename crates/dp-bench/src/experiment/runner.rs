@@ -84,7 +84,8 @@ pub fn run_cell(ctx: &CellContext<'_>, cell: &Cell) -> anyhow::Result<CellRecord
         .get(&cell.method)
         .expect("cells come from the config");
     let out = spec.method.run(ctx, cell)?;
-    Ok(CellRecord {
+    let epsilon_accounted = ctx.certify(&out.event)?;
+    let record = CellRecord {
         method: cell.method.clone(),
         kind: spec.kind.to_string(),
         epsilon: cell.epsilon,
@@ -92,11 +93,13 @@ pub fn run_cell(ctx: &CellContext<'_>, cell: &Cell) -> anyhow::Result<CellRecord
         trial: cell.trial,
         seed: cell.seed,
         accuracy: out.accuracy,
-        epsilon_accounted: out.epsilon_accounted,
+        epsilon_accounted,
         wall_ms: start.elapsed().as_secs_f64() * 1e3,
         key: cell.key(),
         details: out.details,
-    })
+    };
+    super::certified::check(ctx.cfg, &record)?;
+    Ok(record)
 }
 
 /// Runs every unfinished cell of `cfg`, writing into `dir`.
@@ -142,6 +145,9 @@ pub fn run_part(
     }
     let mut store = Store::open(&dir)?;
     set_aside_stale(&mut store, &cells, &dir)?;
+    for r in store.rows() {
+        super::certified::check(cfg, r).with_context(|| format!("stored in {}", dir.display()))?;
+    }
     report::write_config_copy(&dir, cfg)?;
     if let Some(s) = shard {
         shard::write_info(

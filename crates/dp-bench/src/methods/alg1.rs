@@ -92,6 +92,19 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
     Ok(Box::new(c))
 }
 
+/// What an Algorithm 1 cell records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Alg1Details {
+    /// Objective-perturbation noise σ.
+    pub noise: f64,
+    /// Regulariser λ.
+    pub lambda: f64,
+    /// Trainings run (one: no tuning).
+    pub runs: u32,
+    /// L-BFGS iterations.
+    pub iterations: usize,
+}
+
 impl Method for Alg1Config {
     fn protocol(&self) -> Protocol {
         Protocol {
@@ -119,16 +132,17 @@ impl Method for Alg1Config {
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let mech = self.calibrated(ctx, cell.epsilon)?;
         let (theta, report) = mech.fit(&ctx.train, cell.seed)?;
-        Ok(CellOutcome {
-            accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: ctx.certify(&mech.event())?,
-            details: serde_json::json!({
-                "noise": mech.sigma(),
-                "lambda": mech.lambda(),
-                "runs": 1,
-                "iterations": report.iterations,
-            }),
-        })
+        let details = Alg1Details {
+            noise: mech.sigma(),
+            lambda: mech.lambda(),
+            runs: 1,
+            iterations: report.iterations,
+        };
+        Ok(CellOutcome::new(
+            test_accuracy(ctx, &theta),
+            mech.event(),
+            &details,
+        ))
     }
 
     fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {

@@ -3,10 +3,10 @@
 //! must beat (the majority class on data whose majority is −1, Neel et al.'s "refuse"), and
 //! the cheapest real cell, which the store benchmark runs 100,000 of.
 
+use dp_core::accounting::Event;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use super::{CellOutcome, Context, Method, MethodEntry, parse_table, test_accuracy};
+use super::{CellOutcome, Context, Method, MethodEntry, NoDetails, parse_table, test_accuracy};
 use crate::experiment::grid::Cell;
 
 /// The table entry.
@@ -40,10 +40,10 @@ impl Method for ConstantConfig {
 
     fn run(&self, ctx: &Context<'_>, _cell: &Cell) -> anyhow::Result<CellOutcome> {
         let theta = vec![0.0; ctx.test.x.ncols()];
-        Ok(CellOutcome {
-            accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: 0.0,
-            details: json!({}),
-        })
+        Ok(CellOutcome::new(
+            test_accuracy(ctx, &theta),
+            Event::NoOp,
+            &NoDetails {},
+        ))
     }
 }

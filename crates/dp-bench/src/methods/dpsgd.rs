@@ -350,18 +350,19 @@ impl DpsgdConfig {
         let chosen = sel.chosen.map(|i| grid[i as usize]);
         let b = chosen.map_or(grid[0].1, |c| c.1);
         let (z, _, steps, ref event) = z_of[&b];
-        Ok(CellOutcome {
-            accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: ctx.certify(event)?,
-            details: serde_json::json!({
-                "noise": z,
-                "runs": sel.runs,
-                "chosen": chosen.map(|(c, b, lr)| grid_label(c, b, lr)),
-                "chosen_lr": chosen.map(|c| c.2),
-                "scores": sel.scores,
-                "iterations": steps,
-            }),
-        })
+        let details = DpsgdDetails {
+            noise: z,
+            runs: sel.runs,
+            chosen: Some(chosen.map(|(c, b, lr)| grid_label(c, b, lr))),
+            chosen_lr: chosen.map(|c| c.2),
+            scores: sel.scores,
+            iterations: steps,
+        };
+        Ok(CellOutcome::new(
+            test_accuracy(ctx, &theta),
+            event.clone(),
+            &details,
+        ))
     }
 
     fn candidates(&self) -> Candidates {
@@ -427,18 +428,20 @@ impl Method for DpsgdConfig {
                 (theta, sel, mech.event())
             }
         };
-        Ok(CellOutcome {
-            // K = 0: private selection releases nothing; the model stays at θ₀ = 0.
-            accuracy: test_accuracy(ctx, &theta),
-            epsilon_accounted: ctx.certify(&event)?,
-            details: serde_json::json!({
-                "noise": z,
-                "runs": selected.runs,
-                "chosen_lr": selected.chosen,
-                "scores": selected.scores,
-                "iterations": steps,
-            }),
-        })
+        let details = DpsgdDetails {
+            noise: z,
+            runs: selected.runs,
+            chosen: None,
+            chosen_lr: selected.chosen,
+            scores: selected.scores,
+            iterations: steps,
+        };
+        // K = 0: private selection releases nothing; the model stays at θ₀ = 0.
+        Ok(CellOutcome::new(
+            test_accuracy(ctx, &theta),
+            event,
+            &details,
+        ))
     }
 
     fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
@@ -497,6 +500,24 @@ impl Method for DpsgdConfig {
             Tuning::Honest => Aggregate::per_trial(cells),
         })
     }
+}
+
+/// What a DP-SGD cell records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DpsgdDetails {
+    /// Noise multiplier z.
+    pub noise: f64,
+    /// Trainings run (the grid's points, or honest tuning's K).
+    pub runs: usize,
+    /// A (clip, batch, lr) grid's released point in words; absent without such a grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<Option<String>>,
+    /// The released run's learning rate (`None` when K = 0).
+    pub chosen_lr: Option<f64>,
+    /// `[candidate, test accuracy]` of every run.
+    pub scores: Vec<(f64, f64)>,
+    /// Steps T of each run.
+    pub iterations: usize,
 }
 
 /// A grid point in words (no commas: it goes into CSV files).

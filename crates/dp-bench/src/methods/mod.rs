@@ -17,8 +17,8 @@ pub use crate::experiment::context::{
     test_accuracy,
 };
 pub use crate::experiment::method::{
-    Aggregate, CellOutcome, FeatureKinds, Method, MethodEntry, Protocol, Registry, check_grid_size,
-    check_one_vs_all, param_error, parse_table, scores,
+    Aggregate, CellOutcome, FeatureKinds, Method, MethodEntry, NoDetails, Protocol, Registry,
+    check_grid_size, check_one_vs_all, param_error, parse_table, scores,
 };
 pub use crate::experiment::row_clip;
 

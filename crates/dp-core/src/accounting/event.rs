@@ -137,40 +137,6 @@ pub enum Event {
 }
 
 impl Event {
-    /// The ε at `delta` of a single release known only to be (ε, δ₀)-DP with δ₀ > 0: ε when
-    /// δ ≥ δ₀ (a guarantee at δ₀ holds at every larger δ), ∞ when δ < δ₀ (nothing is known
-    /// there). `None` for any other event, which the accountants handle (they refuse to compose
-    /// approximate-DP events, whose composition needs more than their (ε, δ₀)).
-    pub fn single_release_epsilon(&self, delta: f64) -> Option<f64> {
-        match self {
-            Event::EpsilonDelta { epsilon, delta: d0 } if *d0 > 0.0 => Some(if delta >= *d0 {
-                *epsilon
-            } else {
-                f64::INFINITY
-            }),
-            _ => None,
-        }
-    }
-
-    /// ε of an event made only of pure ε-DP releases (`EpsilonDelta` with δ = 0, and `NoOp`),
-    /// by basic composition: Σ εᵢ, a guarantee at every δ and for any neighbouring relation
-    /// (Dwork et al. 2006). `None` when any part is not pure DP. The RDP accountant's answer for
-    /// one pure ε release is ε plus a conversion term, so this is the tight bound for a few of
-    /// them (an outside learner's single pure-ε release certifies exactly its ε).
-    pub fn pure_dp_epsilon(&self) -> Option<f64> {
-        match self {
-            Event::NoOp => Some(0.0),
-            Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 && *epsilon >= 0.0 => {
-                Some(*epsilon)
-            }
-            Event::SelfComposed { event, count } => event
-                .pure_dp_epsilon()
-                .map(|e| if *count == 0 { 0.0 } else { e * *count as f64 }),
-            Event::Composed(events) => events.iter().map(Event::pure_dp_epsilon).sum(),
-            _ => None,
-        }
-    }
-
     /// Checked `Gaussian` event: z > 0.
     pub fn gaussian(noise_multiplier: f64) -> Result<Event> {
         check_positive("noise-multiplier", noise_multiplier)?;
@@ -373,22 +339,5 @@ mod tests {
             s.contains("sampled_without_replacement") && s.contains("\"rate\":0.25"),
             "{s}"
         );
-    }
-
-    #[test]
-    fn a_single_approximate_release_holds_at_its_delta_and_above_only() {
-        let e = Event::epsilon_delta(0.7, 1e-6).unwrap();
-        assert_eq!(e.single_release_epsilon(1e-6), Some(0.7));
-        assert_eq!(e.single_release_epsilon(1e-3), Some(0.7));
-        assert_eq!(e.single_release_epsilon(1e-7), Some(f64::INFINITY));
-        // Pure ε-DP and composed events are the accountants' (they compose them).
-        assert_eq!(
-            Event::epsilon_delta(0.7, 0.0)
-                .unwrap()
-                .single_release_epsilon(1e-6),
-            None
-        );
-        let two = Event::Composed(vec![e.clone(), e]);
-        assert_eq!(two.single_release_epsilon(1e-6), None);
     }
 }

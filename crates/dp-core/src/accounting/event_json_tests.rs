@@ -265,23 +265,21 @@ fn a_parsed_dpsgd_event_is_accounted_as_the_rust_one() {
 }
 
 #[test]
-fn pure_releases_compose_by_their_sum() {
+fn pure_releases_certify_their_epsilon_and_compose_by_their_sum_at_top_level() {
+    use crate::accounting::Certifier;
     let e = parse(
         &json!({"type": "Composed", "events": [
             {"type": "EpsilonDelta", "epsilon": 0.5, "delta": 0.0},
-            {"type": "SelfComposed", "count": 3, "event": {"type": "Laplace", "noise_multiplier": 4.0}},
+            {"type": "Laplace", "noise_multiplier": 4.0},
             {"type": "NoOp"}]}),
         R1,
         None,
     )
     .unwrap();
-    assert_eq!(e.pure_dp_epsilon(), Some(1.25));
-    assert_eq!(Event::dpsgd(0.1, 1.0, 3).unwrap().pure_dp_epsilon(), None);
-    assert_eq!(
-        Event::epsilon_delta(1.0, 1e-6).unwrap().pure_dp_epsilon(),
-        None
-    );
+    let c = Certifier::new();
+    assert!((c.epsilon(&e, 1e-5).unwrap() - 0.75).abs() < 1e-15);
     // The RDP accountant alone pays a conversion term on top of a single pure release.
     let one = Event::epsilon_delta(1.0, 0.0).unwrap();
     assert!(epsilon_of(RdpAccountant::new(), &one, 1e-5).unwrap() > 1.0);
+    assert_eq!(c.epsilon(&one, 1e-5).unwrap(), 1.0);
 }

@@ -7,6 +7,7 @@ pub mod pld;
 
 pub mod accountant;
 pub mod calibrate;
+pub mod certifier;
 pub mod event;
 pub mod event_json;
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub mod subsampled_gaussian_wor;
 
 pub use accountant::{Accountant, epsilon_of};
 pub use calibrate::{Bracket, Target, calibrate};
+pub use certifier::Certifier;
 pub use event::{Event, Neighbours};
 pub use honest_tuning::HonestTuning;
 pub use objpert::ObjPert;

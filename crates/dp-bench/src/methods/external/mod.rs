@@ -31,7 +31,7 @@ use dp_core::accounting::Event;
 use dp_core::accounting::event::Neighbours;
 use dp_core::accounting::event_json;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{
     Aggregate, CellOutcome, Context, Method, MethodEntry, Protocol, parse_table, test_accuracy,
@@ -226,35 +226,71 @@ struct Fit {
     details: Value,
 }
 
-/// ε our accountants certify for one declared release.
+/// ε our accountants certify for one declared release (the runner certifies the cell's
+/// event the same way; this is for the decisions a cell makes on it).
 fn certify(ctx: &Context<'_>, event: &Event) -> Result<f64, String> {
-    ctx.certify_declared(event)
+    ctx.certify(event)
         .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))
 }
 
-/// A cell's outcome from its released accuracy and certified ε: over the target, the cell
+/// A cell's outcome from its released accuracy and declared event: over the target, the cell
 /// reports no accuracy (NaN), `details.over_budget = true` and the accuracy in
 /// `details.accuracy`, so it is never shown as an accuracy at the target.
-fn outcome(accuracy: f64, epsilon_accounted: f64, target: f64, mut details: Value) -> CellOutcome {
-    let over_budget = epsilon_accounted > target;
-    details["over_budget"] = json!(over_budget);
-    if over_budget {
-        details["accuracy"] = json!(accuracy);
-    }
-    CellOutcome {
-        accuracy: if over_budget { f64::NAN } else { accuracy },
-        epsilon_accounted,
-        details,
-    }
+fn outcome<D: Serialize>(
+    ctx: &Context<'_>,
+    accuracy: f64,
+    event: Event,
+    target: f64,
+    details: &D,
+) -> Result<CellOutcome, String> {
+    let over_budget = certify(ctx, &event)? > target;
+    let details = Budgeted {
+        run: details,
+        over_budget,
+        accuracy: over_budget.then_some(accuracy),
+    };
+    let released = if over_budget { f64::NAN } else { accuracy };
+    Ok(CellOutcome::new(released, event, &details))
 }
 
-/// A failed cell: nothing released, nothing certified.
+/// A cell's details with whether it met its budget.
+#[derive(Serialize)]
+struct Budgeted<'a, D: Serialize> {
+    #[serde(flatten)]
+    run: &'a D,
+    over_budget: bool,
+    /// Over budget: the accuracy, kept out of the `accuracy` column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accuracy: Option<f64>,
+}
+
+/// What a failed cell records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FailedDetails {
+    /// Why it failed.
+    pub error: String,
+}
+
+/// What a cell of a learner with fixed hyperparameters records (beside its budget).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FixedDetails {
+    /// The neighbouring relation its guarantee is for.
+    pub relation: String,
+    /// The declared event in the worker protocol's vocabulary.
+    pub event: Value,
+    /// The learner's own details, if it gave any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learner: Option<Value>,
+}
+
+/// A failed cell: nothing released, nothing certified (its ε is ∞: whether it failed may
+/// depend on the data).
 fn failed(reason: String) -> CellOutcome {
-    CellOutcome {
-        accuracy: f64::NAN,
-        epsilon_accounted: f64::INFINITY,
-        details: json!({ "error": reason }),
-    }
+    CellOutcome::new(
+        f64::NAN,
+        Event::NonPrivate,
+        &FailedDetails { error: reason },
+    )
 }
 
 impl External {
@@ -404,16 +440,13 @@ impl External {
         files: &DataFiles,
     ) -> Result<CellOutcome, String> {
         let fit = self.fit(ctx, files, &self.points[0], cell.epsilon, cell.seed)?;
-        let eps = certify(ctx, &fit.event)?;
-        let mut details = json!({
-            "relation": event_json::relation_name(self.cfg.relation.neighbours()),
-            "event": event_json::to_json(&fit.event, Some(ctx.train.n() as u64))
+        let details = FixedDetails {
+            relation: event_json::relation_name(self.cfg.relation.neighbours()).to_string(),
+            event: event_json::to_json(&fit.event, Some(ctx.train.n() as u64))
                 .unwrap_or(Value::Null),
-        });
-        if !fit.details.is_null() {
-            details["learner"] = fit.details;
-        }
-        Ok(outcome(fit.accuracy, eps, cell.epsilon, details))
+            learner: (!fit.details.is_null()).then_some(fit.details),
+        };
+        outcome(ctx, fit.accuracy, fit.event, cell.epsilon, &details)
     }
 
     /// Counts a restart (the next cell starts a new worker) and returns the reason.

@@ -7,7 +7,7 @@
 use dp_core::accounting::Event;
 use dp_core::accounting::event::Neighbours;
 use dp_core::accounting::event_json;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::npy::DataFiles;
 
@@ -45,26 +45,46 @@ pub struct Request<'a> {
 impl Request<'_> {
     /// The request line (no newline).
     pub fn line(&self) -> String {
-        let mut r = json!({
-            "id": self.id,
-            "method": "declare",
-            "n": self.n,
-            "d": self.d,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "hyperparameters": self.hyperparameters,
-        });
-        if let Some(files) = self.files {
-            r["method"] = json!("fit");
-            r["train_x"] = json!(files.train_x);
-            r["train_y"] = json!(files.train_y);
-            r["seed"] = json!(self.seed);
-            if let Some(t) = &files.test_x {
-                r["test_x"] = json!(t);
-            }
-        }
-        r.to_string()
+        let files = self.files;
+        let line = Line {
+            id: self.id,
+            method: if files.is_some() { "fit" } else { "declare" },
+            n: self.n,
+            d: self.d,
+            epsilon: self.epsilon,
+            delta: self.delta,
+            hyperparameters: self.hyperparameters,
+            train_x: files.map(|f| f.train_x.as_path()),
+            train_y: files.map(|f| f.train_y.as_path()),
+            seed: files.map(|_| self.seed),
+            test_x: files.and_then(|f| f.test_x.as_deref()),
+        };
+        // Through a `Value`: its keys are sorted, so the line's bytes do not depend on the
+        // field order here.
+        serde_json::to_value(&line)
+            .expect("paths are UTF-8 (they are written by the harness)")
+            .to_string()
     }
+}
+
+/// The request as it goes on the wire (a `declare` has no arrays and no seed).
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    id: u64,
+    method: &'static str,
+    n: usize,
+    d: usize,
+    epsilon: f64,
+    delta: f64,
+    hyperparameters: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    train_x: Option<&'a std::path::Path>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    train_y: Option<&'a std::path::Path>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    test_x: Option<&'a std::path::Path>,
 }
 
 /// A response that followed the protocol.
@@ -223,6 +243,7 @@ fn clip(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     const AR: Neighbours = Neighbours::AddRemove;
 

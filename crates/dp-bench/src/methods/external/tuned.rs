@@ -19,7 +19,8 @@ use std::collections::HashMap;
 use dp_core::accounting::{Event, HonestTuning, Target};
 use dp_core::learn::{Candidates, draw_runs};
 use dp_core::seed::run_seed;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::npy::DataFiles;
 use super::{External, ExternalConfig, certify, outcome};
@@ -45,8 +46,8 @@ pub struct Plan {
     events: Vec<Event>,
     /// K ~ Poisson(μ).
     tuning: HonestTuning,
-    /// ε our accountants certify for the tuned procedure at the cell's δ.
-    epsilon: f64,
+    /// The tuned procedure's event.
+    tuned: Event,
 }
 
 /// The hyperparameters of every run the learner may make: the fixed `hyperparameters`
@@ -185,12 +186,11 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
             ))
         })?;
     let events = declare_all(run.epsilon())?;
-    let epsilon = ctx.certify(&tuning.event(Event::Mixture(events.clone())))?;
     Ok(Plan {
         run_epsilon: run.epsilon(),
+        tuned: tuning.event(Event::Mixture(events.clone())),
         events,
         tuning,
-        epsilon,
     })
 }
 
@@ -243,13 +243,13 @@ pub fn honest(
     // K = 0 (probability e^-μ, about 1e-6 here) releases nothing: θ = 0, which scores 50%
     // under random tie-breaking, as Iyengar et al.'s honest grids score it.
     let accuracy = best.map_or(50.0, |b| b.0);
-    let details = json!({
-        "runs": draws.len(),
-        "chosen": best.map(|b| label(&m.cfg.prior, &m.points[b.1])),
-        "scores": scores,
-        "run_epsilon": plan.run_epsilon,
-    });
-    Ok(outcome(accuracy, plan.epsilon, cell.epsilon, details))
+    let details = HonestDetails {
+        runs: draws.len(),
+        chosen: best.map(|b| label(&m.cfg.prior, &m.points[b.1])),
+        scores,
+        run_epsilon: plan.run_epsilon,
+    };
+    outcome(ctx, accuracy, plan.tuned.clone(), cell.epsilon, &details)
 }
 
 /// One trial of dishonest tuning: every point at the cell's full budget. A point whose
@@ -262,27 +262,50 @@ pub fn dishonest(
 ) -> Result<CellOutcome, String> {
     let mut scores = Vec::with_capacity(m.points.len());
     let mut over = Vec::new();
-    let mut certified: f64 = 0.0;
+    // The cell's event: the in-budget point whose event certifies the largest ε (what the
+    // reported maximum over runs at most spends), NonPrivate when none is in budget.
+    let mut worst: Option<(f64, Event)> = None;
     for (i, point) in m.points.iter().enumerate() {
         let fit = m.fit(ctx, files, point, cell.epsilon, run_seed(cell.seed, i))?;
         let eps = certify(ctx, &fit.event)?;
         if eps > cell.epsilon {
             over.push(label(&m.cfg.prior, point));
         } else {
-            certified = certified.max(eps);
+            if worst.as_ref().is_none_or(|(w, _)| eps > *w) {
+                worst = Some((eps, fit.event));
+            }
             scores.push((i as f64, fit.accuracy));
         }
     }
     let best = scores.iter().map(|s| s.1).fold(f64::NAN, f64::max);
-    Ok(CellOutcome {
-        accuracy: best,
-        epsilon_accounted: if scores.is_empty() {
-            f64::INFINITY
-        } else {
-            certified
-        },
-        details: json!({ "scores": scores, "over_budget_points": over }),
-    })
+    let details = DishonestDetails {
+        scores,
+        over_budget_points: over,
+    };
+    let event = worst.map_or(Event::NonPrivate, |w| w.1);
+    Ok(CellOutcome::new(best, event, &details))
+}
+
+/// What a cell of honest tuning records (beside its budget).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HonestDetails {
+    /// K, the runs drawn.
+    pub runs: usize,
+    /// The released point in words (`None` when K = 0).
+    pub chosen: Option<String>,
+    /// `[point index, test accuracy]` of every run.
+    pub scores: Vec<(usize, f64)>,
+    /// The per-run target ε.
+    pub run_epsilon: f64,
+}
+
+/// What a cell of dishonest tuning records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DishonestDetails {
+    /// `[point index, test accuracy]` of every point within budget.
+    pub scores: Vec<(f64, f64)>,
+    /// The points whose certified ε exceeded the target, in words.
+    pub over_budget_points: Vec<String>,
 }
 
 fn json_of(e: &Event) -> String {

@@ -17,7 +17,9 @@ use dp_core::learn::{Candidates, draw_runs};
 
 use dp_core::seed::run_seed;
 
-use super::common::{Grid, GridMethod, finite_or_null, point_event, run_point};
+use serde::{Deserialize, Serialize};
+
+use super::common::{Grid, GridMethod, point_event, run_point};
 use crate::experiment::grid::Cell;
 use crate::experiment::once_map::OnceMap;
 use crate::methods::{CellOutcome, Context};
@@ -31,7 +33,9 @@ pub struct Plan {
     pub live: Vec<usize>,
     /// K ~ Poisson(μ).
     pub tuning: HonestTuning,
-    /// ε the accountant certifies for the tuned procedure at the config's δ.
+    /// The tuned procedure's event.
+    pub event: Event,
+    /// ε the accountant certifies for it at the config's δ.
     pub epsilon: f64,
 }
 
@@ -78,11 +82,13 @@ fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::
                 ))
             })?,
     };
-    let epsilon = ctx.certify(&tuning.event(base_event(m, ctx, &live, &points, run_target)))?;
+    let event = tuning.event(base_event(m, ctx, &live, &points, run_target));
+    let epsilon = ctx.certify(&event)?;
     Ok(Plan {
         run_target,
         live,
         tuning,
+        event,
         epsilon,
     })
 }
@@ -129,17 +135,29 @@ pub fn cell<G: Grid>(
     }
     // K = 0 releases nothing: θ = 0, which scores 50% under random tie-breaking.
     let accuracy = best.map_or(50.0, |b| b.0);
-    Ok(CellOutcome {
-        accuracy,
-        epsilon_accounted: plan.epsilon,
-        details: serde_json::json!({
-            "runs": k,
-            "chosen": best.map(|b| m.grid.label(&points[b.1])),
-            "scores": scores,
-            "run_epsilon": plan.run_target.epsilon(),
-            "tuned_epsilon": finite_or_null(plan.epsilon),
-        }),
-    })
+    let details = HonestDetails {
+        runs: k,
+        chosen: best.map(|b| m.grid.label(&points[b.1])),
+        scores,
+        run_epsilon: plan.run_target.epsilon(),
+        tuned_epsilon: plan.epsilon.is_finite().then_some(plan.epsilon),
+    };
+    Ok(CellOutcome::new(accuracy, plan.event.clone(), &details))
+}
+
+/// What a cell of honest tuning records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HonestDetails {
+    /// K, the runs drawn.
+    pub runs: usize,
+    /// The released point in words (`None` when K = 0).
+    pub chosen: Option<String>,
+    /// `[point index, test accuracy]` of every run.
+    pub scores: Vec<(usize, f64)>,
+    /// The per-run target ε.
+    pub run_epsilon: f64,
+    /// ε certified for the tuned procedure (`None`: ∞).
+    pub tuned_epsilon: Option<f64>,
 }
 
 #[cfg(test)]

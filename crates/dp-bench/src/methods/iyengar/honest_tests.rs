@@ -97,7 +97,7 @@ fn the_plan_is_dp_cores_calibration_and_certifies_the_target() {
             fingerprint: String::new(),
         };
         let out = cell(&m, &ctx, &c).unwrap();
-        assert_eq!(out.epsilon_accounted, p.epsilon);
+        assert_eq!(ctx.certify(&out.event).unwrap(), p.epsilon);
         let slots = Candidates::List((0..p.live.len()).map(|j| j as f64).collect());
         let k = draw_runs(&tuning.selection, &slots, c.seed).unwrap().len();
         assert_eq!(out.details["runs"].as_u64(), Some(k as u64));

@@ -5,9 +5,9 @@
 //! same regularised objective with the Huber loss.
 
 use anyhow::Context as _;
+use dp_core::accounting::Event;
 use dp_core::learn::{GlmData, accuracy_random_ties, fit_glm, multiclass_accuracy};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, LossKind, Method, MethodEntry, parse_table};
@@ -46,6 +46,23 @@ fn parse(table: toml::Table) -> Result<Box<dyn Method>, String> {
     Ok(Box::new(c))
 }
 
+/// What a non-private cell records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NpDetails {
+    /// Solver iterations.
+    pub iterations: Iterations,
+}
+
+/// Solver iterations of one fit, or of each class's.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Iterations {
+    /// A binary problem.
+    One(usize),
+    /// One-vs-all: each class's.
+    PerClass(Vec<usize>),
+}
+
 impl Method for NpConfig {
     /// Trains one binary problem per class (Iyengar et al.'s multi-class protocol).
     fn one_vs_all(&self) -> bool {
@@ -81,19 +98,19 @@ impl Method for NpConfig {
                 }
                 (
                     multiclass_accuracy(&test_x, classes, &thetas),
-                    json!(iterations),
+                    Iterations::PerClass(iterations),
                 )
             }
             _ => {
                 let f = fit(&data)?;
                 let acc = accuracy_random_ties(&test_x, &ctx.test.y, &f.x);
-                (acc, json!(f.iterations))
+                (acc, Iterations::One(f.iterations))
             }
         };
-        Ok(CellOutcome {
-            accuracy: 100.0 * accuracy,
-            epsilon_accounted: f64::INFINITY,
-            details: json!({ "iterations": iterations }),
-        })
+        Ok(CellOutcome::new(
+            100.0 * accuracy,
+            Event::NonPrivate,
+            &NpDetails { iterations },
+        ))
     }
 }

@@ -63,7 +63,8 @@ passes = [2]
 row_clip = [3.0]
 "#;
 
-fn run(prepared: &Prepared, method: &str) -> crate::methods::CellOutcome {
+/// One cell through the engine (which certifies its event).
+fn run(prepared: &Prepared, method: &str) -> crate::experiment::record::CellRecord {
     let ctx = prepared.context().unwrap();
     let cell = Cell {
         method: method.into(),
@@ -72,7 +73,7 @@ fn run(prepared: &Prepared, method: &str) -> crate::methods::CellOutcome {
         seed: 11,
         fingerprint: String::new(),
     };
-    ctx.cfg.methods[method].method.run(&ctx, &cell).unwrap()
+    crate::experiment::runner::run_cell(&ctx, &cell).unwrap()
 }
 
 #[test]

@@ -11,9 +11,8 @@
 use dp_core::accounting::event::Event;
 use dp_core::accounting::neel::{NeelCalibration, opdisc_certified_epsilon, opdisc_sigma};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use super::oracle::{Guarantee, OracleKeys, gaussian_noise, release, training_rows};
+use super::oracle::{GridDetails, Guarantee, OracleKeys, gaussian_noise, release, training_rows};
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, Method, MethodEntry, Protocol, parse_table};
 
@@ -130,13 +129,12 @@ impl Method for OpdiscConfig {
         let eta = gaussian_noise(sigma, d + 1, cell.seed)?;
         let answer = dp_mip::opdisc(&rows, bound, radius_sq, &eta, &self.oracle.options());
         let certified_eps = opdisc_certified_epsilon(sigma, 1.0, d_sq, 1.0, d, delta);
-        let details = json!({
-            "noise": sigma,
-            "calibration": self.own.calibration,
-            "bound": bound,
-            "radius_sq": radius_sq,
-            "epsilon_chi": certified_eps,
-        });
+        let details = OpdiscDetails {
+            noise: sigma,
+            calibration: self.own.calibration,
+            grid: GridDetails { bound, radius_sq },
+            epsilon_chi: certified_eps,
+        };
         // The χ-bound's ε at this σ and the cell's δ; ∞ (no bound found) is no guarantee.
         let event = if certified_eps.is_finite() {
             Event::epsilon_delta(certified_eps, delta)?
@@ -144,6 +142,20 @@ impl Method for OpdiscConfig {
             Event::NonPrivate
         };
         let guarantee = Guarantee::Accounted(event);
-        release(ctx, &self.oracle, &answer, &rows, guarantee, details)
+        release(ctx, &self.oracle, &answer, &rows, guarantee, &details)
     }
+}
+
+/// What an OPDisc cell records (beside the oracle's details).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OpdiscDetails {
+    /// Noise σ.
+    pub noise: f64,
+    /// Its calibration.
+    pub calibration: NeelCalibration,
+    /// The grid.
+    #[serde(flatten)]
+    pub grid: GridDetails,
+    /// The χ-bound's ε at σ and the cell's δ.
+    pub epsilon_chi: f64,
 }

@@ -8,7 +8,6 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, Normal};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::methods::{CellOutcome, Context, test_accuracy};
 
@@ -152,7 +151,7 @@ pub fn gaussian_noise(sigma: f64, k: usize, seed: u64) -> anyhow::Result<Vec<f64
 #[derive(Clone, Debug, PartialEq)]
 pub enum Guarantee {
     /// The event of what ran (OPDisc: the χ-bound's (ε, δ) at the σ drawn and the cell's δ),
-    /// which the accountants certify ([`Context::certify`]) into the cell's `epsilon_accounted`.
+    /// which the runner certifies ([`Context::certify`]) into the cell's `epsilon_accounted`.
     Accounted(Event),
     /// ε a paper states for its calibration and no accountant here checks (RSPM: NRW18's σ).
     /// It goes to the `epsilon_stated` detail and `epsilon_accounted` is ∞, rather than into
@@ -174,7 +173,7 @@ pub fn release(
     answer: &Answer,
     rows: &Rows,
     guarantee: Guarantee,
-    mut details: serde_json::Value,
+    details: &impl Serialize,
 ) -> anyhow::Result<CellOutcome> {
     if let Status::WallCapReached { reason } = &answer.status {
         anyhow::bail!(
@@ -197,47 +196,62 @@ pub fn release(
         _ => (None, 0.0),
     };
     let incumbent: Vec<f64> = answer.w.iter().map(|&v| f64::from(v)).collect();
-    if let Some(obj) = details.as_object_mut() {
-        // Only deterministic values: these land in cells.csv, which must be the same bytes on
-        // every machine (the solve's wall time is the cell's, in timings.csv).
-        obj.extend([
-            // What releasing the incumbent regardless would have scored (no guarantee).
-            (
-                "incumbent_accuracy".into(),
-                json!(test_accuracy(ctx, &incumbent)),
-            ),
-            // The solver proved optimality: a precondition of any guarantee, not one itself.
-            ("solver_certified".into(), json!(solver_certified)),
-            ("released".into(), json!(released)),
-            (
-                "status".into(),
-                json!(reason.unwrap_or_else(|| "optimal".into())),
-            ),
-            ("gap".into(), json!(gap)),
-            ("nodes".into(), json!(answer.nodes)),
-            ("lp_iterations".into(), json!(answer.lp_iterations)),
-            ("objective".into(), json!(answer.objective)),
-            ("unique_rows".into(), json!(rows.len())),
-            ("w".into(), json!(answer.w)),
-            (
-                "norm_sq".into(),
-                json!(answer.w.iter().map(|&v| i64::from(v * v)).sum::<i64>()),
-            ),
-        ]);
-        if let (true, Guarantee::Stated(eps)) = (solver_certified, &guarantee) {
-            obj.insert("epsilon_stated".into(), json!(*eps));
-        }
-    }
+    // Only deterministic values: these land in cells.csv, which must be the same bytes on
+    // every machine (the solve's wall time is the cell's, in timings.csv).
+    let details = OracleDetails {
+        own: details,
+        incumbent_accuracy: test_accuracy(ctx, &incumbent),
+        solver_certified,
+        released,
+        status: reason.unwrap_or_else(|| "optimal".into()),
+        gap,
+        nodes: answer.nodes,
+        lp_iterations: answer.lp_iterations,
+        objective: answer.objective,
+        unique_rows: rows.len(),
+        w: &answer.w,
+        norm_sq: answer.w.iter().map(|&v| i64::from(v * v)).sum(),
+        epsilon_stated: match (solver_certified, &guarantee) {
+            (true, Guarantee::Stated(eps)) => Some(*eps),
+            _ => None,
+        },
+    };
     // One place certifies every cell: the event of what was released, NonPrivate when the
     // solver did not prove the argmin the guarantee needs.
     let event = match guarantee {
         Guarantee::Accounted(event) if solver_certified => event,
         _ => Event::NonPrivate,
     };
-    let epsilon_accounted = ctx.certify(&event)?;
-    Ok(CellOutcome {
-        accuracy: test_accuracy(ctx, &w),
-        epsilon_accounted,
-        details,
-    })
+    Ok(CellOutcome::new(test_accuracy(ctx, &w), event, &details))
+}
+
+/// What every oracle cell records beside its method's own `D`.
+#[derive(Serialize)]
+struct OracleDetails<'a, D: Serialize> {
+    #[serde(flatten)]
+    own: &'a D,
+    /// What releasing the incumbent regardless would have scored (no guarantee).
+    incumbent_accuracy: f64,
+    /// The solver proved optimality: a precondition of any guarantee, not one itself.
+    solver_certified: bool,
+    released: bool,
+    status: String,
+    gap: f64,
+    nodes: i64,
+    lp_iterations: i64,
+    objective: f64,
+    unique_rows: usize,
+    w: &'a [i32],
+    norm_sq: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon_stated: Option<f64>,
+}
+
+/// The integer grid of a discrete-oracle cell.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GridDetails {
+    /// Coordinate bound B.
+    pub bound: i32,
+    /// Squared ℓ2 radius of the grid.
+    pub radius_sq: i64,
 }

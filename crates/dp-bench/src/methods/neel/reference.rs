@@ -4,9 +4,9 @@
 //! `zero_one_erm` is in `zero_one.rs`, built only with the `mip` feature.
 
 use anyhow::Context as _;
+use dp_core::accounting::Event;
 use dp_core::learn::{GlmLoss, fit_glm};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, Method, MethodEntry, parse_table, test_accuracy};
@@ -45,10 +45,20 @@ impl Method for LogregConfig {
         let l2 = 1.0 / (ctx.train.n() as f64 * 1e14);
         let fit = fit_glm(&ctx.train, GlmLoss::Logistic, l2, 1e-10)
             .context("non-private logistic regression did not converge")?;
-        Ok(CellOutcome {
-            accuracy: test_accuracy(ctx, &fit.x),
-            epsilon_accounted: f64::INFINITY,
-            details: json!({ "iterations": fit.iterations, "w": fit.x }),
-        })
+        let accuracy = test_accuracy(ctx, &fit.x);
+        let details = ReferenceDetails {
+            iterations: fit.iterations,
+            w: fit.x,
+        };
+        Ok(CellOutcome::new(accuracy, Event::NonPrivate, &details))
     }
+}
+
+/// What the non-private reference records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ReferenceDetails {
+    /// L-BFGS iterations.
+    pub iterations: usize,
+    /// The minimiser.
+    pub w: Vec<f64>,
 }

@@ -10,7 +10,6 @@
 
 use dp_core::accounting::neel::rspm_sigma;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::oracle::{Guarantee, KEYS, OracleKeys, gaussian_noise, release, training_rows};
 use crate::experiment::grid::Cell;
@@ -77,8 +76,23 @@ impl Method for RspmConfig {
         let sigma = rspm_sigma(m, cell.epsilon, ctx.cfg.delta)?;
         let eta = gaussian_noise(sigma, m, cell.seed)?;
         let answer = dp_mip::rspm(&rows, &eta, &self.oracle.options());
-        let details = json!({ "noise": sigma, "separators": m, "calibration": "paper" });
+        let details = RspmDetails {
+            noise: sigma,
+            separators: m,
+            calibration: "paper",
+        };
         let guarantee = Guarantee::Stated(cell.epsilon);
-        release(ctx, &self.oracle, &answer, &rows, guarantee, details)
+        release(ctx, &self.oracle, &answer, &rows, guarantee, &details)
     }
+}
+
+/// What an RSPM cell records (beside the oracle's details).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RspmDetails {
+    /// Noise σ (NRW18's calibration).
+    pub noise: f64,
+    /// Separators m = 2d.
+    pub separators: usize,
+    /// Always `paper`.
+    pub calibration: &'static str,
 }

@@ -63,7 +63,7 @@ node_limit = 1
     for name in ["refuse", "incumbent", "rspm_refuse"] {
         let mut uncertified = 0;
         for c in expand(&cfg).iter().filter(|c| c.method == name) {
-            let out = cfg.methods[name].method.run(&ctx, c).unwrap();
+            let out = crate::experiment::runner::run_cell(&ctx, c).unwrap();
             if out.details["solver_certified"] == true {
                 continue;
             }
@@ -119,7 +119,7 @@ kind = "rspm"
     let ctx = prepared.context().unwrap();
     let run = |name: &str| {
         let c = cell(&cfg, name, 0.5);
-        cfg.methods[name].method.run(&ctx, &c).unwrap()
+        crate::experiment::runner::run_cell(&ctx, &c).unwrap()
     };
     let (paper, chi, rspm) = (run("paper"), run("chi"), run("rspm"));
     for (name, out) in [("paper", &paper), ("chi", &chi), ("rspm", &rspm)] {

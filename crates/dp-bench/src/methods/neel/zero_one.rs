@@ -3,9 +3,8 @@
 //! oracle with η = 0), run once per config.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use super::oracle::{Guarantee, OracleKeys, release, training_rows};
+use super::oracle::{GridDetails, Guarantee, OracleKeys, release, training_rows};
 use crate::experiment::grid::Cell;
 use crate::methods::{CellOutcome, Context, Method, MethodEntry, parse_table};
 
@@ -79,7 +78,10 @@ impl Method for ZeroOneConfig {
             &eta,
             &self.oracle.options(),
         );
-        let details = json!({ "bound": self.grid.bound, "radius_sq": radius_sq });
-        release(ctx, &self.oracle, &answer, &rows, Guarantee::None, details)
+        let details = GridDetails {
+            bound: self.grid.bound,
+            radius_sq,
+        };
+        release(ctx, &self.oracle, &answer, &rows, Guarantee::None, &details)
     }
 }
