@@ -6,8 +6,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
-use dp_core::accounting::{RdpAccountant, Target, calibrate};
+use dp_core::accounting::subsampled_gaussian::calibrate_dpsgd;
+use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::{Alg1Spec, DpSgd, GlmData, Mechanism};
 
 fn adult(c: &mut Criterion) {
@@ -22,8 +22,9 @@ fn adult(c: &mut Criterion) {
     // The same calibration the experiment runner does: z for one 60-epoch run.
     let sgd_with = |z: f64| DpSgd::paper(n, 256, 60, sqrt2, z, 1e-2);
     let probe = sgd_with(1.0);
-    let bracket = dpsgd_bracket(probe.sampling_rate, probe.steps as u64, target).unwrap();
-    let z = calibrate(|| rdp.fresh(), |z| Ok(sgd_with(z).event()), target, bracket).unwrap();
+    let (q, steps) = (probe.sampling_rate, probe.steps as u64);
+    let event_of = |z: f64| Ok(sgd_with(z).event());
+    let z = calibrate_dpsgd(|| rdp.fresh(), event_of, target, q, steps).unwrap();
     let sgd = sgd_with(z);
 
     let mut group = c.benchmark_group("adult");

@@ -9,8 +9,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
-use dp_core::accounting::{RdpAccountant, Target, calibrate};
+use dp_core::accounting::subsampled_gaussian::calibrate_dpsgd;
+use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::poisson_sampler::PoissonSampler;
 use dp_core::learn::{DpSgd, GlmData, Mechanism};
 use rand::SeedableRng;
@@ -99,8 +99,9 @@ fn dense(c: &mut Criterion) {
     let target = Target::new(1.0, 1e-5).unwrap();
     let sgd_with = |z: f64| DpSgd::paper(n, 256, 60, sqrt2, z, 1e-3);
     let probe = sgd_with(1.0);
-    let bracket = dpsgd_bracket(probe.sampling_rate, probe.steps as u64, target).unwrap();
-    let z = calibrate(|| rdp.fresh(), |z| Ok(sgd_with(z).event()), target, bracket).unwrap();
+    let (q, steps) = (probe.sampling_rate, probe.steps as u64);
+    let event_of = |z: f64| Ok(sgd_with(z).event());
+    let z = calibrate_dpsgd(|| rdp.fresh(), event_of, target, q, steps).unwrap();
     let sgd = sgd_with(z);
     let x = match &split.train.x {
         dp_core::features::FeatureMatrix::Dense { data, .. } => data.clone(),

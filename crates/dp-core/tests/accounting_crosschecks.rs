@@ -3,14 +3,12 @@
 
 use dp_core::accounting::gaussian;
 use dp_core::accounting::objpert::ObjPert;
-use dp_core::accounting::private_selection::{
-    Selection, calibrate_noise_multiplier_tuned, poisson_mean_for_tail,
-};
+use dp_core::accounting::private_selection::{Selection, poisson_mean_for_tail};
 use dp_core::accounting::rdp_curve::{RdpCurve, default_orders};
 use dp_core::accounting::subsampled_gaussian::{
-    calibrate_noise_multiplier, dpsgd_curve, dpsgd_epsilon,
+    calibrate_dpsgd, calibrate_noise_multiplier, dpsgd_curve, dpsgd_epsilon,
 };
-use dp_core::accounting::{Event, RdpAccountant, Target, epsilon_of};
+use dp_core::accounting::{Event, HonestTuning, RdpAccountant, Target, epsilon_of};
 use dp_core::learn::{Alg1Spec, Mechanism};
 
 /// A dense geometric grid (1% spacing) merged with the default one: a continuum proxy.
@@ -153,10 +151,15 @@ fn honest_tuning_costs_noise() {
     let sel = Selection::poisson(mu).unwrap();
     let (q, t) = (0.00708, 8478);
     let z = calibrate_noise_multiplier(q, t, 1.0, 1e-5, &o).unwrap();
-    let z_tuned = calibrate_noise_multiplier_tuned(q, t, 1.0, 1e-5, &sel, &o).unwrap();
+    // The one DP-SGD calibration, on the tuned event.
+    let rdp = RdpAccountant::with_orders(&o).unwrap();
+    let tuned_of = |z: f64| Ok(HonestTuning::new(sel).event(Event::dpsgd(q, z, t)?));
+    let target = Target::new(1.0, 1e-5).unwrap();
+    let z_tuned = calibrate_dpsgd(|| rdp.fresh(), tuned_of, target, q, t).unwrap();
     assert!(z_tuned > z, "{z_tuned} vs {z}");
     let tuned: RdpCurve = sel.apply(&dpsgd_curve(q, z_tuned, t, &o).unwrap()).unwrap();
-    assert!(tuned.epsilon(1e-5).unwrap().0 <= 1.0);
+    let eps = tuned.epsilon(1e-5).unwrap().0;
+    assert!(eps <= 1.0 && eps > 1.0 - 1e-6, "{eps}");
     // Untuned accounting at the tuned noise is cheaper than the target.
     assert!(dpsgd_epsilon(q, z_tuned, t, 1e-5, &o).unwrap() < 1.0);
 }

@@ -3,8 +3,8 @@
 //! (Papernot–Steinke private selection around the run, its cost accounted).
 
 use dp_core::accounting::event::Neighbours;
-use dp_core::accounting::subsampled_gaussian::dpsgd_bracket;
-use dp_core::accounting::{HonestTuning, Target, calibrate};
+use dp_core::accounting::subsampled_gaussian::calibrate_dpsgd;
+use dp_core::accounting::{HonestTuning, Target};
 use dp_core::error::ensure;
 use dp_core::learn::{
     Candidates, DpSgd, Mechanism, RepeatAndSelect, best_of, expected_batch, log_grid,
@@ -237,9 +237,14 @@ impl DpsgdConfig {
         (q, steps): (f64, usize),
         target: Target,
     ) -> anyhow::Result<f64> {
-        let bracket = dpsgd_bracket(q, steps as u64, target)?;
         let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
-        Ok(calibrate(|| ctx.rdp.fresh(), event_of, target, bracket)?)
+        Ok(calibrate_dpsgd(
+            || ctx.rdp.fresh(),
+            event_of,
+            target,
+            q,
+            steps as u64,
+        )?)
     }
 
     /// Honest tuning's procedure at noise `z`: K ~ Poisson runs, each with a learning rate
@@ -273,14 +278,17 @@ impl DpsgdConfig {
             Tuning::Honest => {
                 let honest = HonestTuning::poisson_tail(u64::from(self.grid_size), self.tail_prob)?;
                 // The score plays no part in the event.
-                let base_of = |z: f64| {
-                    Ok(self
-                        .tuned(n, (q, steps), z, |_: &[f64]| 0.0)?
-                        .base_event()
-                        .clone())
+                let tuned_of = |z: f64| {
+                    let base = self.tuned(n, (q, steps), z, |_: &[f64]| 0.0)?;
+                    Ok(honest.event(base.base_event().clone()))
                 };
-                let bracket = dpsgd_bracket(q, steps as u64, target)?;
-                Ok(honest.calibrate_noise(|| ctx.rdp.fresh(), base_of, target, bracket)?)
+                Ok(calibrate_dpsgd(
+                    || ctx.rdp.fresh(),
+                    tuned_of,
+                    target,
+                    q,
+                    steps as u64,
+                )?)
             }
         }
     }

@@ -9,13 +9,9 @@
 //!
 //! followed by the monotone envelope ε′(λᵢ) ← min_{λⱼ ≥ λᵢ} ε′(λⱼ) (RDP is non-decreasing in λ).
 
-use crate::accounting::calibrate::{Target, calibrate_decreasing, calibrate_increasing};
-use crate::accounting::event::Event;
-use crate::accounting::honest_tuning::HonestTuning;
-use crate::accounting::rdp_accountant::RdpAccountant;
+use crate::accounting::calibrate::{calibrate_decreasing, calibrate_increasing};
 use crate::accounting::rdp_curve::{DeltaEvaluator, RdpCurve};
-use crate::accounting::subsampled_gaussian::calibrate_dpsgd;
-use crate::error::{DpError, Result, check_nonnegative, check_positive, ensure};
+use crate::error::{Result, check_nonnegative, check_positive, ensure};
 use crate::special::{ln_gamma, log_sum_exp};
 
 /// Distribution of the number of repetitions K.
@@ -188,39 +184,12 @@ pub fn poisson_mean_for_tail(s: u64, p: f64) -> Result<f64> {
     calibrate_decreasing(cdf, 1.0 - p, s as f64 + 1.0, 0.0, f64::INFINITY)
 }
 
-/// Smallest DP-SGD noise multiplier such that tuning with `selection` on top of the run
-/// (q, steps) is (ε, δ)-DP ("honest" hyperparameter tuning): [`calibrate_dpsgd`] on
-/// [`HonestTuning::event`] of the DP-SGD event.
-pub fn calibrate_noise_multiplier_tuned(
-    q: f64,
-    steps: u64,
-    eps: f64,
-    delta: f64,
-    selection: &Selection,
-    orders: &[f64],
-) -> Result<f64> {
-    let rdp = RdpAccountant::with_orders(orders)?;
-    let target = Target::new(eps, delta)?;
-    calibrate_dpsgd(
-        || rdp.fresh(),
-        |z| Ok(HonestTuning::new(*selection).event(Event::dpsgd(q, z, steps)?)),
-        target,
-        q,
-        steps,
-    )
-    .map_err(|e| match e {
-        DpError::Calibration(msg) => {
-            DpError::Calibration(format!("with private selection {selection:?}: {msg}"))
-        }
-        other => other,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::accounting::rdp_curve::default_orders;
-    use crate::accounting::subsampled_gaussian::{calibrate_noise_multiplier, dpsgd_curve};
+    use crate::accounting::subsampled_gaussian::dpsgd_curve;
+    use crate::error::DpError;
 
     fn gaussian(rho: f64, orders: &[f64]) -> RdpCurve {
         RdpCurve::from_fn(orders, |a| rho * a).unwrap()
@@ -350,23 +319,6 @@ mod tests {
     fn poisson_tail_mean() {
         let mu = poisson_mean_for_tail(10, 0.9).unwrap();
         assert!((mu - 15.40664117197652).abs() < 1e-8, "{mu}");
-    }
-
-    #[test]
-    fn honest_tuning_needs_more_noise() {
-        let orders = default_orders();
-        let sel = Selection::poisson(15.41).unwrap();
-        let z_plain = calibrate_noise_multiplier(0.01, 1000, 1.0, 1e-5, &orders).unwrap();
-        let z_tuned =
-            calibrate_noise_multiplier_tuned(0.01, 1000, 1.0, 1e-5, &sel, &orders).unwrap();
-        assert!(z_tuned > z_plain, "{z_tuned} vs {z_plain}");
-        let tuned_eps = sel
-            .apply(&dpsgd_curve(0.01, z_tuned, 1000, &orders).unwrap())
-            .unwrap()
-            .epsilon(1e-5)
-            .unwrap()
-            .0;
-        assert!(tuned_eps <= 1.0 && tuned_eps > 1.0 - 1e-8, "{tuned_eps}");
     }
 
     #[test]

@@ -36,4 +36,6 @@ pub use mechanism::{Mechanism, OutputPerturbation};
 pub use metrics::{accuracy, accuracy_random_ties, mean_loss, multiclass_accuracy};
 pub use opsamp::{OpSamp, OpSampParams, OpSampReport};
 pub use optimizer::Optimizer;
-pub use tuning::{Candidates, RepeatAndSelect, Selected, best_of, draw_runs, log_grid};
+pub use tuning::{
+    Candidates, RepeatAndSelect, Selected, Tuned, best_of, draw_runs, log_grid, select_best,
+};

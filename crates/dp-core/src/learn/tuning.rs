@@ -119,9 +119,39 @@ pub struct Selected<R> {
     pub report: Option<R>,
 }
 
+/// What [`select_best`] keeps: every run's (draw, score) in run order, and the best run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuned<V, T> {
+    /// `(draw, score)` of every run, in run order.
+    pub scores: Vec<(V, f64)>,
+    /// The released run: its index, draw, score and output (`None` when nothing ran).
+    pub best: Option<(usize, V, f64, T)>,
+}
+
+/// The one selection loop of every tuned learner (DP-SGD, Iyengar et al.'s kinds, outside
+/// learners; honest or dishonest): run j on `draws[j]`, score it, keep the best, the **last
+/// of equal scores** in the total order of `f64` (so the rule is the same everywhere and a
+/// NaN score never hides a later run). What a draw means (a learning rate, a grid index) and
+/// how run j is seeded are the caller's.
+pub fn select_best<V: Copy, T, E>(
+    draws: &[V],
+    mut run: impl FnMut(usize, V) -> std::result::Result<(f64, T), E>,
+) -> std::result::Result<Tuned<V, T>, E> {
+    let mut scores = Vec::with_capacity(draws.len());
+    let mut best: Option<(usize, V, f64, T)> = None;
+    for (j, &v) in draws.iter().enumerate() {
+        let (s, out) = run(j, v)?;
+        scores.push((v, s));
+        if best.as_ref().is_none_or(|b| s.total_cmp(&b.2).is_ge()) {
+            best = Some((j, v, s, out));
+        }
+    }
+    Ok(Tuned { scores, best })
+}
+
 /// Runs `build(v)` for each value (run i seeded with `derive_seed(seed, i, v)`), scores each
-/// output and returns the best θ (the last of equal scores) with every score; θ₀ = 0 of
-/// dimension d when `values` is empty.
+/// output and returns the best θ ([`select_best`]: the last of equal scores) with every score;
+/// θ₀ = 0 of dimension d when `values` is empty.
 pub fn best_of<M: Mechanism>(
     build: impl Fn(f64) -> Result<M>,
     values: &[f64],
@@ -129,9 +159,7 @@ pub fn best_of<M: Mechanism>(
     seed: u64,
     score: impl Fn(&[f64]) -> f64,
 ) -> Result<(Vec<f64>, Selected<M::Report>)> {
-    let mut best: Option<(f64, Vec<f64>, f64, M::Report)> = None;
-    let mut scores = Vec::with_capacity(values.len());
-    for (i, &v) in values.iter().enumerate() {
+    let tuned = select_best(values, |i, v| {
         // Each run gets its own stream, so a run does not depend on how many ran before.
         let run_seed = derive_seed(&[
             &seed.to_le_bytes(),
@@ -139,14 +167,11 @@ pub fn best_of<M: Mechanism>(
             &v.to_bits().to_le_bytes(),
         ]);
         let (theta, report) = build(v)?.fit(data, run_seed)?;
-        let s = score(&theta);
-        scores.push((v, s));
-        if best.as_ref().is_none_or(|b| s.total_cmp(&b.0).is_ge()) {
-            best = Some((s, theta, v, report));
-        }
-    }
-    Ok(match best {
-        Some((_, theta, v, report)) => (
+        Ok((score(&theta), (theta, report)))
+    })?;
+    let scores = tuned.scores;
+    Ok(match tuned.best {
+        Some((_, v, _, (theta, report))) => (
             theta,
             Selected {
                 runs: values.len(),

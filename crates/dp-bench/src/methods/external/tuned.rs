@@ -17,7 +17,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use dp_core::accounting::{Event, HonestTuning, Target};
-use dp_core::learn::{Candidates, draw_runs};
+use dp_core::learn::{Candidates, draw_runs, select_best};
 use dp_core::seed::run_seed;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -215,17 +215,10 @@ pub fn honest(
     let slots = Candidates::List((0..m.points.len()).map(|i| i as f64).collect());
     let draws =
         draw_runs(&plan.tuning.selection, &slots, cell.seed).map_err(|e| format!("{e:#}"))?;
-    let mut scores = Vec::with_capacity(draws.len());
-    let mut best: Option<(f64, usize)> = None;
-    for (j, &slot) in draws.iter().enumerate() {
+    let tuned = select_best(&draws, |j, slot| {
         let i = slot as usize;
-        let fit = m.fit(
-            ctx,
-            files,
-            &m.points[i],
-            plan.run_epsilon,
-            run_seed(cell.seed, j),
-        )?;
+        let seed = run_seed(cell.seed, j);
+        let fit = m.fit(ctx, files, &m.points[i], plan.run_epsilon, seed)?;
         if fit.event != plan.events[i] {
             return Err(format!(
                 "run {j} ({}) declared the event {} but the learner declared {} for the same \
@@ -235,18 +228,17 @@ pub fn honest(
                 json_of(&plan.events[i])
             ));
         }
-        scores.push((i, fit.accuracy));
-        if best.is_none_or(|(b, _)| fit.accuracy >= b) {
-            best = Some((fit.accuracy, i));
-        }
-    }
+        Ok((fit.accuracy, ()))
+    })?;
     // K = 0 (probability e^-μ, about 1e-6 here) releases nothing: θ = 0, which scores 50%
     // under random tie-breaking, as Iyengar et al.'s honest grids score it.
-    let accuracy = best.map_or(50.0, |b| b.0);
+    let accuracy = tuned.best.as_ref().map_or(50.0, |b| b.2);
     let details = HonestDetails {
         runs: draws.len(),
-        chosen: best.map(|b| label(&m.cfg.prior, &m.points[b.1])),
-        scores,
+        chosen: tuned
+            .best
+            .map(|b| label(&m.cfg.prior, &m.points[b.1 as usize])),
+        scores: tuned.scores.iter().map(|&(v, s)| (v as usize, s)).collect(),
         run_epsilon: plan.run_epsilon,
     };
     outcome(ctx, accuracy, plan.tuned.clone(), cell.epsilon, &details)

@@ -13,7 +13,7 @@
 use dp_core::accounting::event::Event;
 use dp_core::accounting::{HonestTuning, Target};
 use dp_core::learn::iyengar::Calibration;
-use dp_core::learn::{Candidates, draw_runs};
+use dp_core::learn::{Candidates, draw_runs, select_best};
 
 use dp_core::seed::run_seed;
 
@@ -116,29 +116,19 @@ pub fn cell<G: Grid>(
     let slots = Candidates::List((0..plan.live.len()).map(|j| j as f64).collect());
     let draws = draw_runs(&plan.tuning.selection, &slots, cell.seed)?;
     let k = draws.len();
-    let mut scores = Vec::with_capacity(k);
-    let mut best: Option<(f64, usize)> = None;
-    for (j, &slot) in draws.iter().enumerate() {
-        let i = plan.live[slot as usize];
-        let s = run_point(
-            m,
-            ctx,
-            &points[i],
-            plan.run_target,
-            run_seed(cell.seed, j),
-            None,
-        )?;
-        scores.push((i, s.accuracy));
-        if best.is_none_or(|(b, _)| s.accuracy >= b) {
-            best = Some((s.accuracy, i));
-        }
-    }
+    let point = |slot: f64| plan.live[slot as usize];
+    let tuned = select_best(&draws, |j, slot| {
+        let i = point(slot);
+        let seed = run_seed(cell.seed, j);
+        let s = run_point(m, ctx, &points[i], plan.run_target, seed, None)?;
+        anyhow::Ok((s.accuracy, ()))
+    })?;
     // K = 0 releases nothing: θ = 0, which scores 50% under random tie-breaking.
-    let accuracy = best.map_or(50.0, |b| b.0);
+    let accuracy = tuned.best.as_ref().map_or(50.0, |b| b.2);
     let details = HonestDetails {
         runs: k,
-        chosen: best.map(|b| m.grid.label(&points[b.1])),
-        scores,
+        chosen: tuned.best.map(|b| m.grid.label(&points[point(b.1)])),
+        scores: tuned.scores.iter().map(|&(v, s)| (point(v), s)).collect(),
         run_epsilon: plan.run_target.epsilon(),
         tuned_epsilon: plan.epsilon.is_finite().then_some(plan.epsilon),
     };
