@@ -189,9 +189,13 @@ fn main() -> anyhow::Result<()> {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("results/examples/output-perturbation"));
-    // The one registration line: the built-in methods plus ours.
-    let registry = Registry::builtin().with(&ENTRY);
-    let cfg = Config::parse_with(CONFIG, Path::new("output_perturbation.toml"), &registry)?;
+    // The one registration line: the built-in methods plus ours, for this process (so that
+    // `dp_bench::cli::main_with`'s merge and report would know it too).
+    Registry::builtin()
+        .with(&ENTRY)
+        .install()
+        .map_err(anyhow::Error::msg)?;
+    let cfg = Config::parse(CONFIG, Path::new("output_perturbation.toml"))?;
     let report = runner::run(&cfg, &dir, false)?;
     let summary = std::fs::read_to_string(report.dir.join("summary.md"))
         .with_context(|| format!("no summary in {}", dir.display()))?;

@@ -81,7 +81,7 @@ pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
 
 fn list() -> anyhow::Result<()> {
     outln!("method kinds ([methods.NAME] kind = ...):")?;
-    for m in crate::methods::METHODS {
+    for m in crate::methods::Registry::active().entries() {
         outln!("  {:<10} {}", m.kind, m.summary)?;
     }
     for f in crate::methods::FEATURE_KINDS.iter().filter(|f| !f.built) {

@@ -92,6 +92,11 @@ impl Registry {
         self
     }
 
+    /// Every entry, in table order.
+    pub fn entries(&self) -> impl Iterator<Item = &'static MethodEntry> + '_ {
+        self.entries.iter().copied()
+    }
+
     /// Looks a kind up.
     pub fn entry(&self, kind: &str) -> Option<&'static MethodEntry> {
         self.entries.iter().copied().find(|m| m.kind == kind)
@@ -252,7 +257,8 @@ pub fn scores(c: &CellRecord) -> Vec<(f64, f64)> {
 pub struct Protocol {
     /// Noise calibration: `paper` (as the paper's code computes it) or `certified`.
     pub calibration: Option<&'static str>,
-    /// Hyperparameter tuning: `dishonest` (best of grid, cost ignored) or `honest`.
+    /// Hyperparameter tuning: `dishonest` (best of grid, cost ignored), `honest`, or `fixed`
+    /// (a learner that can be tuned, run with fixed hyperparameters).
     pub tuning: Option<&'static str>,
     /// The neighbouring relation its certified ε is for: equal ε under replace-one and
     /// add/remove are not equal guarantees (replace-one is one removal and one addition).
@@ -305,6 +311,18 @@ pub trait Method: Send + Sync + Debug {
         false
     }
 
+    /// Whether the method makes no privacy claim at all (a non-private baseline, run at every
+    /// ε like the others, or a [`Method::reference`]): tables draw it as a level, never rank it.
+    fn non_private(&self) -> bool {
+        self.reference()
+    }
+
+    /// How tables name the learner: its kind, or more where one kind holds many learners (an
+    /// outside learner adds its program's name).
+    fn display_name(&self) -> String {
+        self.kind().to_string()
+    }
+
     /// A static estimate of one cell's cost relative to other methods (about the number of
     /// passes over the data it makes), used only to balance shards: it must depend on the
     /// config alone, never on timings. The default is one pass.
@@ -329,8 +347,9 @@ pub trait Method: Send + Sync + Debug {
         _epsilon: f64,
     ) -> anyhow::Result<audited::Audited<'c>> {
         anyhow::bail!(
-            "kind {:?} is not one mechanism that an audit can run (auditable kinds: alg1, \
-             dpsgd with one learning rate, and Iyengar et al.'s kinds with one grid point)",
+            "kind {:?} is not one mechanism that an audit can run: it is a reference, or a \
+             procedure over several runs (docs/audit.md lists the kinds that are one mechanism \
+             and the settings that make them so)",
             self.kind()
         )
     }

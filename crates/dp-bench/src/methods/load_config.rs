@@ -1,4 +1,4 @@
-//! Configs read with the built-in method table: the engine's [`Config::parse_with`] takes any
+//! Configs read with the process's method table: the engine's [`Config::parse_with`] takes any
 //! [`Registry`]; these are the everyday entry points, here because the table is.
 
 use std::path::Path;
@@ -12,9 +12,10 @@ impl Config {
         Self::parse(&read_text(path)?, path)
     }
 
-    /// Parses and validates config text with the built-in methods; `path` is only used in
-    /// messages.
+    /// Parses and validates config text with the process's method table
+    /// ([`Registry::active`]: the built-in methods unless a program installed its own);
+    /// `path` is only used in messages.
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<Config> {
-        Self::parse_with(text, path, &Registry::builtin())
+        Self::parse_with(text, path, Registry::active())
     }
 }

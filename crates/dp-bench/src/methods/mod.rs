@@ -63,10 +63,31 @@ pub fn missing_feature(kind: &str) -> Option<&'static FeatureKinds> {
         .find(|f| !f.built && f.kinds.contains(&kind))
 }
 
+/// The table this process reads configs with, once a program installs one.
+static ACTIVE: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+
 impl Registry {
     /// The built-in methods ([`METHODS`]).
     pub fn builtin() -> Self {
         Registry::new(METHODS, FEATURE_KINDS)
+    }
+
+    /// Makes this the table every config of the process is read with: runs, shards, merges,
+    /// reports and figures then all know a learner added with [`Registry::with`] (a results
+    /// folder's `config.toml` is re-read by merge and the readers). Install before anything
+    /// reads a config; a second install, or one after a config was read, is refused (two
+    /// tables in one process could read one folder two ways).
+    pub fn install(self) -> Result<(), String> {
+        ACTIVE.set(self).map_err(|_| {
+            "a method table is already in use in this process: install yours once, before \
+             any config is read"
+                .to_string()
+        })
+    }
+
+    /// The installed table, else the built-in one (which is then fixed for the process).
+    pub fn active() -> &'static Registry {
+        ACTIVE.get_or_init(Registry::builtin)
     }
 }
 

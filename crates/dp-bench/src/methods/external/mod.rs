@@ -184,8 +184,21 @@ impl Method for External {
     fn protocol(&self) -> Protocol {
         Protocol {
             calibration: Some("declared"),
-            tuning: self.cfg.tuning.map(Tuning::name),
+            tuning: Some(self.cfg.tuning.map_or("fixed", Tuning::name)),
             relation: Some(self.cfg.relation.neighbours()),
+        }
+    }
+
+    /// Outside learners share a kind: their program tells them apart.
+    fn display_name(&self) -> String {
+        match self.cfg.command.last() {
+            Some(prog) => {
+                let stem = std::path::Path::new(prog)
+                    .file_stem()
+                    .and_then(|s| s.to_str());
+                format!("{} {}", ENTRY.kind, stem.unwrap_or(prog))
+            }
+            None => ENTRY.kind.to_string(),
         }
     }
 

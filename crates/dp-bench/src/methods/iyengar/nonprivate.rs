@@ -73,6 +73,10 @@ impl Method for NpConfig {
         NP.kind
     }
 
+    fn non_private(&self) -> bool {
+        true
+    }
+
     fn params(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("plain struct")
     }

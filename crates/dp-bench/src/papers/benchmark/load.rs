@@ -127,19 +127,8 @@ fn relation_name(r: Option<Neighbours>) -> &'static str {
 /// The learner label and base of a method, and its role.
 fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String, Role) {
     let protocol = spec.method.protocol();
-    let mut base = spec.kind.to_string();
-    if spec.kind == "external" {
-        // Outside learners share a kind: their program tells them apart.
-        if let Some(prog) = spec.method.params()["command"]
-            .as_array()
-            .and_then(|c| c.last())
-            .and_then(|c| c.as_str())
-        {
-            let stem = Path::new(prog).file_stem().and_then(|s| s.to_str());
-            base = format!("{base} {}", stem.unwrap_or(prog));
-        }
-    }
-    if matches!(spec.kind, "np" | "logreg_erm") || spec.method.reference() {
+    let mut base = spec.method.display_name();
+    if spec.method.non_private() {
         return (format!("{base} (non-private)"), base, Role::Reference);
     }
     if let Some(cal) = protocol.calibration {
@@ -147,7 +136,7 @@ fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String,
     }
     // A private learner whose every cell certifies ∞ is not a non-private level: its accuracy
     // moves with ε, and its claim is what is refused.
-    if protocol.tuning.is_none()
+    if matches!(protocol.tuning, None | Some("fixed"))
         && !rows.is_empty()
         && rows.iter().all(|r| r.epsilon_certified == f64::INFINITY)
     {
@@ -159,13 +148,13 @@ fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String,
             base,
             Role::Dishonest,
         ),
-        Some(t) => (format!("{base}, {t}"), base, Role::Ranked),
-        // An outside learner may also run tuned over a prior: its fixed-defaults run is
-        // another learner, not the same curve.
-        None if spec.kind == "external" => {
+        // A learner that can also run tuned over a prior: its fixed-defaults run is another
+        // learner, not the same curve.
+        Some("fixed") => {
             let base = format!("{base}, fixed");
             (base.clone(), base, Role::Ranked)
         }
+        Some(t) => (format!("{base}, {t}"), base, Role::Ranked),
         None => (base.clone(), base, Role::Ranked),
     }
 }
