@@ -234,17 +234,30 @@ impl DpsgdConfig {
         &self,
         ctx: &Context<'_>,
         n: usize,
-        (q, steps): (f64, usize),
+        schedule: (f64, usize),
         target: Target,
     ) -> anyhow::Result<f64> {
-        let event_of = |z: f64| Ok(self.run_with(n, q, steps, self.lr_min, z)?.event());
-        Ok(calibrate_dpsgd(
-            || ctx.rdp.fresh(),
-            event_of,
-            target,
-            q,
-            steps as u64,
-        )?)
+        self.z_for(ctx, n, schedule, target, Tuning::Dishonest)
+    }
+
+    /// The noise multiplier of a cell at `target`: one run's (dishonest tuning) or the tuned
+    /// procedure's (honest: calibrated on the event its candidates share, which `tuned`
+    /// checks). DP-SGD's one calibration, with its floor ([`calibrate_dpsgd`]).
+    fn z_for(
+        &self,
+        ctx: &Context<'_>,
+        n: usize,
+        (q, steps): (f64, usize),
+        target: Target,
+        tuning: Tuning,
+    ) -> anyhow::Result<f64> {
+        let event_of = |z: f64| match tuning {
+            Tuning::Dishonest => Ok(self.run_with(n, q, steps, self.lr_min, z)?.event()),
+            // The score plays no part in the event.
+            Tuning::Honest => Ok(self.tuned(n, (q, steps), z, |_: &[f64]| 0.0)?.event()),
+        };
+        let fresh = || ctx.rdp.fresh();
+        Ok(calibrate_dpsgd(fresh, event_of, target, q, steps as u64)?)
     }
 
     /// Honest tuning's procedure at noise `z`: K ~ Poisson runs, each with a learning rate
@@ -263,34 +276,15 @@ impl DpsgdConfig {
         RepeatAndSelect::new(honest.selection, self.candidates(), run, score)
     }
 
-    /// The noise multiplier of a cell at `target`: one run's (dishonest tuning) or the tuned
-    /// procedure's (honest: calibrated on the event its candidates share, which `tuned`
-    /// checks).
+    /// The noise multiplier of a cell at `target` under the method's own tuning.
     fn cell_z(
         &self,
         ctx: &Context<'_>,
         n: usize,
-        (q, steps): (f64, usize),
+        schedule: (f64, usize),
         target: Target,
     ) -> anyhow::Result<f64> {
-        match self.tuning {
-            Tuning::Dishonest => self.untuned_z(ctx, n, (q, steps), target),
-            Tuning::Honest => {
-                let honest = HonestTuning::poisson_tail(u64::from(self.grid_size), self.tail_prob)?;
-                // The score plays no part in the event.
-                let tuned_of = |z: f64| {
-                    let base = self.tuned(n, (q, steps), z, |_: &[f64]| 0.0)?;
-                    Ok(honest.event(base.base_event().clone()))
-                };
-                Ok(calibrate_dpsgd(
-                    || ctx.rdp.fresh(),
-                    tuned_of,
-                    target,
-                    q,
-                    steps as u64,
-                )?)
-            }
-        }
+        self.z_for(ctx, n, schedule, target, self.tuning)
     }
 
     /// The training data as `feature_storage` asks (the f32 copy is shared by every cell).

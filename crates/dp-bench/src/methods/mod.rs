@@ -7,6 +7,7 @@ mod alg1;
 mod constant;
 mod dpsgd;
 pub mod external;
+mod honest_details;
 mod iyengar;
 mod load_config;
 mod neel;
@@ -21,6 +22,7 @@ pub use crate::experiment::method::{
     check_grid_size, check_one_vs_all, param_error, parse_table, scores,
 };
 pub use crate::experiment::row_clip;
+pub use honest_details::HonestDetails;
 
 /// Every method kind a config can name, in `dp-bench list` order.
 pub static METHODS: &[MethodEntry] = &[

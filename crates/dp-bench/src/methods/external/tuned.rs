@@ -27,7 +27,7 @@ use super::{External, ExternalConfig, certify, outcome};
 use crate::experiment::grid::Cell;
 use crate::experiment::once_map::OnceMap;
 use crate::methods::dpsgd::Tuning;
-use crate::methods::{CellOutcome, Context, check_grid_size};
+use crate::methods::{CellOutcome, Context, HonestDetails, check_grid_size};
 
 /// Most points a prior may have: calibrating declares every point once per probe.
 const MAX_POINTS: usize = 256;
@@ -240,6 +240,7 @@ pub fn honest(
             .map(|b| label(&m.cfg.prior, &m.points[b.1 as usize])),
         scores: tuned.scores.iter().map(|&(v, s)| (v as usize, s)).collect(),
         run_epsilon: plan.run_epsilon,
+        tuned_epsilon: None,
     };
     outcome(ctx, accuracy, plan.tuned.clone(), cell.epsilon, &details)
 }
@@ -276,19 +277,6 @@ pub fn dishonest(
     };
     let event = worst.map_or(Event::NonPrivate, |w| w.1);
     Ok(CellOutcome::new(best, event, &details))
-}
-
-/// What a cell of honest tuning records (beside its budget).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct HonestDetails {
-    /// K, the runs drawn.
-    pub runs: usize,
-    /// The released point in words (`None` when K = 0).
-    pub chosen: Option<String>,
-    /// `[point index, test accuracy]` of every run.
-    pub scores: Vec<(usize, f64)>,
-    /// The per-run target ε.
-    pub run_epsilon: f64,
 }
 
 /// What a cell of dishonest tuning records.

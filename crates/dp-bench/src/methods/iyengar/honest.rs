@@ -17,12 +17,10 @@ use dp_core::learn::{Candidates, draw_runs, select_best};
 
 use dp_core::seed::run_seed;
 
-use serde::{Deserialize, Serialize};
-
 use super::common::{Grid, GridMethod, point_event, run_point};
 use crate::experiment::grid::Cell;
 use crate::experiment::once_map::OnceMap;
-use crate::methods::{CellOutcome, Context};
+use crate::methods::{CellOutcome, Context, HonestDetails};
 
 /// What every trial of one ε shares: the per-run target and the tuned procedure's event.
 #[derive(Clone, Debug)]
@@ -130,24 +128,9 @@ pub fn cell<G: Grid>(
         chosen: tuned.best.map(|b| m.grid.label(&points[point(b.1)])),
         scores: tuned.scores.iter().map(|&(v, s)| (point(v), s)).collect(),
         run_epsilon: plan.run_target.epsilon(),
-        tuned_epsilon: plan.epsilon.is_finite().then_some(plan.epsilon),
+        tuned_epsilon: Some(plan.epsilon.is_finite().then_some(plan.epsilon)),
     };
     Ok(CellOutcome::new(accuracy, plan.event.clone(), &details))
-}
-
-/// What a cell of honest tuning records.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct HonestDetails {
-    /// K, the runs drawn.
-    pub runs: usize,
-    /// The released point in words (`None` when K = 0).
-    pub chosen: Option<String>,
-    /// `[point index, test accuracy]` of every run.
-    pub scores: Vec<(usize, f64)>,
-    /// The per-run target ε.
-    pub run_epsilon: f64,
-    /// ε certified for the tuned procedure (`None`: ∞).
-    pub tuned_epsilon: Option<f64>,
 }
 
 #[cfg(test)]
