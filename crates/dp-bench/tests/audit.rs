@@ -6,7 +6,12 @@
 //! outside learner takes): the Gaussian mechanism on Σᵢ yᵢxᵢ over unit rows, add/remove
 //! sensitivity 1, audited along the canary's feature.
 
+mod common;
+
+use std::ffi::OsStr;
 use std::path::Path;
+
+use common::{assert_success, dp_bench, stderr};
 
 use dp_bench::audit::table::Verdict;
 use dp_bench::experiment::config::Config;
@@ -183,18 +188,17 @@ fn the_cli_runs_audits_and_refuses_grids() {
             "seed = 1\ntrials = 1\nepsilons = [2.0]\ndelta = 1e-5\n{DATASET}[methods.np]\nkind = \"np\"\n"
         ),
     );
-    let bin = env!("CARGO_BIN_EXE_dp-bench");
     let out = dir.path().join("out");
-    let run =
-        |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
-    let o = run(&[
-        "audit".as_ref(),
-        audit.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-        "--quiet".as_ref(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let quietly = |verb: &str| {
+        dp_bench(&[
+            verb.as_ref(),
+            audit.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--quiet".as_ref(),
+        ])
+    };
+    assert_success(&quietly("audit"));
     let csv = std::fs::read_to_string(out.join("audit.csv")).unwrap();
     assert!(
         csv.starts_with("method,kind,calibration,neighbours,certificate,"),
@@ -203,14 +207,8 @@ fn the_cli_runs_audits_and_refuses_grids() {
     assert_eq!(csv.lines().count(), 2, "{csv}");
     assert!(out.join("audit.md").is_file() && out.join("provenance.json").is_file());
     // `dp-bench run` runs it too, reusing the stored outcome.
-    let o = run(&[
-        "run".as_ref(),
-        audit.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-        "--quiet".as_ref(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let o = quietly("run");
+    let err = stderr(&o);
     assert!(
         o.status.success() && err.contains("(0 run now, 1 reused)"),
         "{err}"
@@ -224,14 +222,7 @@ fn the_cli_runs_audits_and_refuses_grids() {
             .replace("[2.0]", "[3.0]"),
     )
     .unwrap();
-    let o = run(&[
-        "audit".as_ref(),
-        audit.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-        "--quiet".as_ref(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&quietly("audit"));
     assert!(out.join("audits/alg1@3.json").is_file());
     assert!(!out.join("audits/alg1@2.json").exists());
     assert!(out.join("audits/stale/alg1@2.json").is_file());
@@ -241,9 +232,23 @@ fn the_cli_runs_audits_and_refuses_grids() {
         [3.0]
     );
     // A grid is not an audit.
-    let o = run(&["audit".as_ref(), grid.as_os_str()]);
+    let o = dp_bench(&["audit".as_ref(), grid.as_os_str()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not an audit config"));
+    assert!(stderr(&o).contains("not an audit config"));
+    // Refused before any run: exit 2 and no results folder; returns the message.
+    let refused = |cfg: &Path, out: &str| {
+        let out = dir.path().join(out);
+        let o = dp_bench(&[
+            OsStr::new("audit"),
+            cfg.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(!out.exists());
+        err
+    };
     // A method that is not one mechanism is refused before any run, naming it.
     let bad = write(
         "b.toml",
@@ -252,20 +257,11 @@ fn the_cli_runs_audits_and_refuses_grids() {
              [methods.tuned]\nkind = \"dpsgd\"\ntuning = \"honest\"\n"
         ),
     );
-    let out2 = dir.path().join("out2");
-    let o = run(&[
-        "audit".as_ref(),
-        bad.as_os_str(),
-        "--out".as_ref(),
-        out2.as_os_str(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = refused(&bad, "out2");
     assert!(
         err.contains("`methods.tuned` at ε = 2") && err.contains("grid_size = 1"),
         "{err}"
     );
-    assert!(!out2.exists());
     // A one-run audit of a replace-one mechanism is refused before anything is written too.
     let replace_one = write(
         "r.toml",
@@ -275,20 +271,11 @@ fn the_cli_runs_audits_and_refuses_grids() {
              row_clip = [1.0]\n"
         ),
     );
-    let out3 = dir.path().join("out3");
-    let o = run(&[
-        "audit".as_ref(),
-        replace_one.as_os_str(),
-        "--out".as_ref(),
-        out3.as_os_str(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = refused(&replace_one, "out3");
     assert!(
         err.contains("`methods.p` at ε = 2") && err.contains("replace_one"),
         "{err}"
     );
-    assert!(!out3.exists());
 }
 
 /// The one-run audit: one training run with 1,000 canaries bounds the honest mechanism below
@@ -318,7 +305,6 @@ fn the_one_run_audit_passes_honest_noise_and_catches_a_tiny_one() {
 #[test]
 fn the_cli_refuses_audits_that_would_fail_mid_run() {
     let dir = tempfile::tempdir().unwrap();
-    let bin = env!("CARGO_BIN_EXE_dp-bench");
     let method = |name: &str| format!("[methods.{name}]\nkind = \"alg1\"\n");
     let cases = [
         (
@@ -358,13 +344,14 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
         )
         .unwrap();
         let out = dir.path().join(format!("out{i}"));
-        let o = std::process::Command::new(bin)
-            .args(["audit".as_ref(), config.as_os_str(), "--out".as_ref()])
-            .arg(&out)
-            .arg("--quiet")
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
+        let o = dp_bench(&[
+            "audit".as_ref(),
+            config.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--quiet".as_ref(),
+        ]);
+        let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "case {i}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "case {i}: {err}");
         for w in wants {

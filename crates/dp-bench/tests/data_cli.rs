@@ -1,12 +1,16 @@
 //! `dp-bench data …` end to end, with the shared raw-file mirror and a temp cache per test.
 //! Environment variables are set on the child process only, so tests cannot race.
 
+mod common;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::{assert_success, dp_bench_cmd, output, stderr, stdout};
 
 fn shared_raw() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/raw");
+    let p = common::shared_raw();
     assert!(
         p.join("adult").join("adult.data").is_file(),
         "the shared dataset mirror is missing: expected {} (shared/datasets/raw beside the repository)",
@@ -16,22 +20,17 @@ fn shared_raw() -> PathBuf {
 }
 
 fn dp_bench(cache: &Path, mirror: impl AsRef<OsStr>, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .args(args)
-        .env("DPBENCH_DATA_DIR", cache)
-        .env("DPBENCH_DATA_MIRROR", mirror)
-        .env("DPBENCH_OFFLINE", "1")
-        .output()
-        .expect("runs dp-bench")
+    output(
+        dp_bench_cmd(args)
+            .env("DPBENCH_DATA_DIR", cache)
+            .env("DPBENCH_DATA_MIRROR", mirror)
+            .env("DPBENCH_OFFLINE", "1"),
+    )
 }
 
 fn info_json(cache: &Path, mirror: &Path, name: &str) -> serde_json::Value {
     let out = dp_bench(cache, mirror, &["data", "info", name, "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
@@ -65,7 +64,7 @@ fn info_reports_reference_shapes() {
     );
 
     let out = dp_bench(cache.path(), &raw, &["data", "list"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout(&out);
     assert!(
         out.status.success() && text.contains("adult") && text.contains("ready"),
         "{text}"
@@ -95,15 +94,12 @@ fn corrupt_mirror_fails_with_checksum_error_and_writes_nothing() {
         mirror.path(),
         &["data", "info", "adult", "--json"],
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("checksum mismatch for adult.data"), "{err}");
     assert!(
-        stderr.contains("checksum mismatch for adult.data"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"),
-        "{stderr}"
+        err.contains("5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"),
+        "{err}"
     );
     assert!(out.stdout.is_empty());
     assert!(!cache_dir.exists(), "nothing may be written to the cache");
@@ -121,11 +117,11 @@ fn unknown_dataset_is_a_usage_error() {
         &["data", "fetch", "mnist", "nope"][..],
     ] {
         let out = dp_bench(cache.path(), shared_raw(), args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(
-            stderr.contains("valid names") && stderr.contains("synthetic-h"),
-            "{stderr}"
+            err.contains("valid names") && err.contains("synthetic-h"),
+            "{err}"
         );
     }
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
@@ -144,12 +140,8 @@ fn info_reports_the_split_that_runs() {
     assert_eq!(a1a["split"]["kind"], "fixed", "{a1a}");
     assert_eq!(a1a["split"]["train_rows"], 30_956);
     let out = dp_bench(cache.path(), &raw, &["data", "info", "a1a"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = stdout(&out);
+    assert_success(&out);
     assert!(text.contains("train / test rows  30956 / 1605"), "{text}");
     assert!(text.contains("split              fixed"), "{text}");
     // Datasets without their own split: the grid configs' default shuffle.
@@ -176,11 +168,11 @@ fn a_bit_flip_in_the_processed_cache_is_named_and_rebuilt() {
     std::fs::write(&file, &bad).unwrap();
 
     let out = dp_bench(cache.path(), &raw, &["data", "info", "adult", "--json"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
     assert!(
-        stderr.contains(&file.display().to_string()) && stderr.contains("checksum mismatch"),
-        "{stderr}"
+        err.contains(&file.display().to_string()) && err.contains("checksum mismatch"),
+        "{err}"
     );
     let again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(again, first);
@@ -190,11 +182,7 @@ fn a_bit_flip_in_the_processed_cache_is_named_and_rebuilt() {
         "rebuilt to the same bytes"
     );
     let out = dp_bench(cache.path(), &raw, &["data", "info", "adult", "--json"]);
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
 
 #[test]
@@ -208,18 +196,15 @@ fn an_unreachable_http_mirror_is_not_reported_as_missing_files() {
     let mirror = format!("http://127.0.0.1:{port}/");
     let cache = tempfile::tempdir().unwrap();
     let out = dp_bench(cache.path(), &mirror, &["data", "fetch", "a1a"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(!stderr.contains("not in mirror"), "{stderr}");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("not in mirror"), "{err}");
     assert!(
-        stderr.contains(&format!(
+        err.contains(&format!(
             "mirror failed (http://127.0.0.1:{port}/a1a/a1a.t)"
         )),
-        "{stderr}"
+        "{err}"
     );
-    assert!(
-        stderr.to_lowercase().contains("connection refused"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("downloads are disabled"), "{stderr}");
+    assert!(err.to_lowercase().contains("connection refused"), "{err}");
+    assert!(err.contains("downloads are disabled"), "{err}");
 }

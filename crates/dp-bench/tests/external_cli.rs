@@ -3,36 +3,32 @@
 //! rest of the grid completes; the two example learners in examples/python run, are
 //! certified by our accountants, are deterministic and resume.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
+use common::{assert_success, data_mirror, dp_bench_cmd, output, repo_root, stderr, stdout};
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Runs `dp-bench` on `config` (text) into `out`, from the workspace root (where the
 /// configs' relative commands resolve); returns its stdout and stderr.
 fn run(config: &str, out: &Path) -> String {
     let path = out.with_extension("toml");
     std::fs::write(&path, config).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .arg(&path)
-        .arg("--out")
-        .arg(out)
-        .arg("--quiet")
-        .current_dir(root())
-        .env(
-            "DPBENCH_DATA_MIRROR",
-            std::env::var_os("DPBENCH_DATA_MIRROR")
-                .unwrap_or_else(|| root().join("../shared/datasets/raw").into()),
-        )
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let o = output(
+        dp_bench_cmd(&[
+            path.as_path(),
+            Path::new("--out"),
+            out,
+            Path::new("--quiet"),
+        ])
+        .current_dir(repo_root())
+        .env("DPBENCH_DATA_MIRROR", data_mirror()),
+    );
+    let err = stderr(&o);
     assert!(o.status.success(), "dp-bench failed: {err}");
-    String::from_utf8_lossy(&o.stdout).into_owned() + &err
+    stdout(&o) + &err
 }
 
 /// The cells of a finished run by method name: (accuracy, epsilon_accounted, details).
@@ -346,8 +342,8 @@ fn the_example_learners_run_are_certified_deterministic_and_resume() {
         .arg(npy.join("y.npy"))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let shape = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_success(&o);
+    let shape = stdout(&o);
     assert!(shape.starts_with("(400, "), "{shape}");
 
     // Same config, fresh folder: the same cells, byte for byte (workers are deterministic

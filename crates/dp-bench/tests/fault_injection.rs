@@ -3,24 +3,21 @@
 //! study. Each must end in the uninterrupted run's bytes or in a clear error naming the damage;
 //! never in a silently different result.
 
+mod common;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 
+use common::{config_head, dp_bench_cmd, output, stderr};
 use dp_bench::experiment::journal::Journal;
 use dp_bench::experiment::store::read_cells;
 use proptest::prelude::*;
 
-const CONFIG: &str = r#"
-experiment = "faults"
-seed = 5
-trials = 3
-epsilons = [0.5, 4.0]
-delta = 1e-5
-
-[dataset]
-name = "synthetic-l"
-
+fn config() -> String {
+    config_head("faults", 5, 3, "[0.5, 4.0]")
+        + r#"
 [methods.alg1]
 kind = "alg1"
 
@@ -30,16 +27,11 @@ tuning = "dishonest"
 epochs = 1
 grid_size = 2
 lr_min = 1e-2
-"#;
+"#
+}
 
-fn dp_bench(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dp-bench"));
-    for a in args {
-        c.arg(a);
-    }
-    c.env("RAYON_NUM_THREADS", "2")
-        .output()
-        .expect("dp-bench runs")
+fn dp_bench(args: &[&dyn AsRef<OsStr>]) -> Output {
+    output(dp_bench_cmd(args).env("RAYON_NUM_THREADS", "2"))
 }
 
 fn run(cfg: &Path, out: &Path) -> Output {
@@ -51,12 +43,8 @@ fn ok(out: &Output) {
         out.status.success(),
         "exit {:?}: {}",
         out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
+        stderr(out)
     );
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The bytes that must not change: the cell table and the summary.
@@ -78,7 +66,7 @@ fn base() -> &'static Base {
     BASE.get_or_init(|| {
         let root = tempfile::tempdir().unwrap().keep();
         let cfg = root.join("faults.toml");
-        std::fs::write(&cfg, CONFIG).unwrap();
+        std::fs::write(&cfg, config()).unwrap();
         let whole = root.join("whole");
         ok(&run(&cfg, &whole));
         let snap = snapshot(&whole);
@@ -201,6 +189,13 @@ fn apply(bytes: &[u8], f: &Fault) -> Vec<u8> {
     }
 }
 
+/// Damages `file` in `dir` by `f`, then runs the base config into `dir` again.
+fn damage_and_run(dir: &Path, file: &str, f: &Fault) -> Output {
+    let path = dir.join(file);
+    std::fs::write(&path, apply(&std::fs::read(&path).unwrap(), f)).unwrap();
+    run(&base().cfg, dir)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -208,26 +203,19 @@ proptest! {
     /// and ends in the uninterrupted run's bytes.
     #[test]
     fn a_damaged_journal_resumes_to_the_uninterrupted_result(f in fault()) {
-        let b = base();
         let dir = journal_only("journal");
-        let path = dir.join("cells.log");
-        std::fs::write(&path, apply(&std::fs::read(&path).unwrap(), &f)).unwrap();
-        let out = run(&b.cfg, &dir);
-        ok(&out);
-        prop_assert_eq!(snapshot(&dir), b.snap.clone(), "{:?}", f);
+        ok(&damage_and_run(&dir, "cells.log", &f));
+        prop_assert_eq!(snapshot(&dir), base().snap.clone(), "{:?}", f);
     }
 
     /// Any damage to the compacted Parquet table: the damaged rows are re-run, or the file is
     /// unreadable and the error names it; never a different result.
     #[test]
     fn a_damaged_cell_table_is_rerun_or_named(f in fault()) {
-        let b = base();
         let dir = compacted_copy("parquet");
-        let path = dir.join("cells.parquet");
-        std::fs::write(&path, apply(&std::fs::read(&path).unwrap(), &f)).unwrap();
-        let out = run(&b.cfg, &dir);
+        let out = damage_and_run(&dir, "cells.parquet", &f);
         if out.status.success() {
-            prop_assert_eq!(snapshot(&dir), b.snap.clone(), "{:?}", f);
+            prop_assert_eq!(snapshot(&dir), base().snap.clone(), "{:?}", f);
         } else {
             let err = stderr(&out);
             prop_assert!(err.contains("cells.parquet") && err.contains("delete it"), "{:?}: {}", f, err);
@@ -268,7 +256,7 @@ fn an_edited_config_never_mixes_old_cells_into_the_summary() {
     let cfg = b.root.join("edited.toml");
     std::fs::write(
         &cfg,
-        CONFIG
+        config()
             .replace("trials = 3", "trials = 2")
             .replace("epochs = 1", "epochs = 2"),
     )
@@ -298,7 +286,7 @@ fn a_merge_into_an_older_run_counts_only_this_config() {
     let dir = b.root.join("merge-old");
     let _ = std::fs::remove_dir_all(&dir);
     let old = b.root.join("merge-old.toml");
-    std::fs::write(&old, CONFIG.replace("seed = 5", "seed = 6")).unwrap();
+    std::fs::write(&old, config().replace("seed = 5", "seed = 6")).unwrap();
     ok(&run(&old, &dir));
     for i in 0..2 {
         let shard = format!("{i}/2");
@@ -318,7 +306,7 @@ fn duplicate_epsilons_are_refused_and_nothing_is_written() {
         let cfg = b.root.join("dup.toml");
         std::fs::write(
             &cfg,
-            CONFIG.replace("epsilons = [0.5, 4.0]", &format!("epsilons = {eps}")),
+            config().replace("epsilons = [0.5, 4.0]", &format!("epsilons = {eps}")),
         )
         .unwrap();
         let out_dir = b.root.join("dup-out");
@@ -339,13 +327,21 @@ fn oversized_grids_and_degenerate_epsilons_are_refused() {
         ("[0.5, 4.0]", "[1e300]", "epsilons[0]"),
     ] {
         let cfg = b.root.join("big.toml");
-        std::fs::write(&cfg, CONFIG.replace(from, to)).unwrap();
+        std::fs::write(&cfg, config().replace(from, to)).unwrap();
         let out_dir = b.root.join("big-out");
         let out = run(&cfg, &out_dir);
         assert_eq!(out.status.code(), Some(2), "{to}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{to}: {}", stderr(&out));
         assert!(!out_dir.exists(), "{to}");
     }
+}
+
+/// Starts dp-bench on `args` (stderr dropped) and kills it (SIGKILL) after `delay_ms`.
+fn kill_after(args: &[&str], delay_ms: u64) {
+    let mut child = dp_bench_cmd(args).stderr(Stdio::null()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+    child.kill().ok();
+    child.wait().unwrap();
 }
 
 /// Kills (SIGKILL) at several points of a run, then a resume: the uninterrupted bytes.
@@ -355,20 +351,8 @@ fn kills_at_random_points_resume_to_the_same_result() {
     for (k, delay_ms) in [5u64, 60, 250, 700].into_iter().enumerate() {
         let dir = b.root.join(format!("killed-{k}"));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-            .args([
-                "run",
-                b.cfg.to_str().unwrap(),
-                "--out",
-                dir.to_str().unwrap(),
-                "--quiet",
-            ])
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        child.kill().ok();
-        child.wait().unwrap();
+        let (cfg, out) = (b.cfg.to_str().unwrap(), dir.to_str().unwrap());
+        kill_after(&["run", cfg, "--out", out, "--quiet"], delay_ms);
         ok(&run(&b.cfg, &dir));
         assert_eq!(snapshot(&dir), b.snap, "killed after {delay_ms} ms");
     }
@@ -388,14 +372,7 @@ fn a_killed_merge_merges_again_to_the_same_result() {
         ]));
     }
     for delay_ms in [1u64, 20, 80] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-            .args(["merge", dir.to_str().unwrap()])
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        child.kill().ok();
-        child.wait().unwrap();
+        kill_after(&["merge", dir.to_str().unwrap()], delay_ms);
     }
     ok(&dp_bench(&[&"merge", &dir]));
     assert_eq!(snapshot(&dir), b.snap);

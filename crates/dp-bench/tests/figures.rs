@@ -1,20 +1,14 @@
 //! The `dp-bench figures` contract: file names, the default folder, skipping Figure 2 and the
 //! tables without results, and usage errors.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
+
+use common::{code_out_err, dp_bench_cmd, output};
 
 fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    code_out_err(&output(dp_bench_cmd(args).current_dir(cwd)))
 }
 
 const ACCOUNTANT_FIGURES: [&str; 4] = ["fig1", "fig3", "fig4", "fig5"];

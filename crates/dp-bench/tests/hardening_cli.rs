@@ -1,30 +1,15 @@
 //! Values someone else wrote (a config, a flag) stay data: generated Slurm scripts quote or
 //! refuse them, method names keep to a safe charset, and config errors read cleanly.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
-const CONFIG: &str = r#"
-experiment = "hostile"
-seed = 3
-trials = 2
-epsilons = [1.0]
-delta = 1e-5
+use common::{FLOOR, config_head, dp_bench_in, stderr};
 
-[dataset]
-name = "synthetic-l"
-
-[methods.floor]
-kind = "constant"
-"#;
-
-fn dp_bench(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .args(args)
-        .current_dir(cwd)
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .expect("dp-bench runs")
+fn config() -> String {
+    config_head("hostile", 3, 2, "[1.0]") + "\n" + FLOOR
 }
 
 fn bash(cwd: &Path, script: &Path, task: &str) -> Output {
@@ -55,11 +40,11 @@ fn slurm_refuses_line_breaks_naming_the_flag_or_key_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     let good = cwd.join("good.toml");
-    std::fs::write(&good, CONFIG).unwrap();
+    std::fs::write(&good, config()).unwrap();
     let bad = cwd.join("bad.toml");
     std::fs::write(
         &bad,
-        format!("output_dir = \"out/o\\ntouch pwned #\"\n{CONFIG}"),
+        format!("output_dir = \"out/o\\ntouch pwned #\"\n{}", config()),
     )
     .unwrap();
     let before = tree(cwd);
@@ -72,8 +57,8 @@ fn slurm_refuses_line_breaks_naming_the_flag_or_key_and_writes_nothing() {
         (vec!["slurm", g, "--out", "r\nx"], "--out"),
         (vec!["slurm", g, "--scripts", "s\nx"], "--scripts"),
     ] {
-        let out = dp_bench(cwd, &args);
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = dp_bench_in(cwd, &args);
+        let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{names}: {err}");
         assert!(
             err.contains(names) && err.contains("control character"),
@@ -97,8 +82,8 @@ fn slurm_scripts_from_hostile_paths_run_exactly_what_they_name() {
         .unwrap()
         .replace('\\', "\\\\")
         .replace('"', "\\\"");
-    std::fs::write(&cfg, format!("output_dir = \"{toml_path}\"\n{CONFIG}")).unwrap();
-    let out = dp_bench(
+    std::fs::write(&cfg, format!("output_dir = \"{toml_path}\"\n{}", config())).unwrap();
+    let out = dp_bench_in(
         cwd,
         &[
             "slurm",
@@ -111,7 +96,7 @@ fn slurm_scripts_from_hostile_paths_run_exactly_what_they_name() {
             "1:00:00",
         ],
     );
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     let scripts = out_dir.join("slurm");
     let (array, merge) = (scripts.join("array.sh"), scripts.join("merge.sh"));
@@ -127,18 +112,10 @@ fn slurm_scripts_from_hostile_paths_run_exactly_what_they_name() {
     }
     for task in ["0", "1"] {
         let out = bash(cwd, &array, task);
-        assert!(
-            out.status.success(),
-            "task {task}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "task {task}: {}", stderr(&out));
     }
     let out = bash(cwd, &merge, "");
-    assert!(
-        out.status.success(),
-        "merge: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "merge: {}", stderr(&out));
     // The tasks ran the named config into the named folder, and nothing else ran.
     let cells = std::fs::read_to_string(out_dir.join("cells.csv")).unwrap();
     assert_eq!(cells.lines().count(), 1 + 2, "{cells}");
@@ -155,15 +132,15 @@ fn method_names_are_validated_and_unknown_fields_read_cleanly() {
     let cwd = dir.path();
     for (i, (text, want)) in [
         (
-            CONFIG.replace("[methods.floor]", "[methods.\"alg1,99.9\"]"),
+            config().replace("[methods.floor]", "[methods.\"alg1,99.9\"]"),
             "table `methods.\"alg1,99.9\"`: a method name may only hold",
         ),
         (
-            CONFIG.replace("[methods.floor]", "[methods.\"a|b\"]"),
+            config().replace("[methods.floor]", "[methods.\"a|b\"]"),
             "rename it, e.g. [methods.\"a_b\"]",
         ),
         (
-            CONFIG.replace(
+            config().replace(
                 "kind = \"constant\"",
                 "kind = \"dpsgd\"\ntuning = \"dishonest\"\nepoch = 3",
             ),
@@ -176,11 +153,11 @@ fn method_names_are_validated_and_unknown_fields_read_cleanly() {
         let cfg = cwd.join(format!("c{i}.toml"));
         std::fs::write(&cfg, text).unwrap();
         let out_dir = cwd.join(format!("out{i}"));
-        let out = dp_bench(
+        let out = dp_bench_in(
             cwd,
             &[cfg.to_str().unwrap(), "--out", out_dir.to_str().unwrap()],
         );
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(want), "{want}: {err}");
         assert!(!err.contains("key `methods.floor.unknown"), "{err}");

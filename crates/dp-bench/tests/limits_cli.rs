@@ -2,38 +2,23 @@
 //! method cannot reach is refused before anything is written, a folder that is not a results
 //! folder is never written into, and a closed pipe or a full disk ends a command in one line.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const HEAD: &str = r#"
-experiment = "limits"
-seed = 3
-trials = 1
-epsilons = [1.0]
-delta = 1e-5
+use common::{FLOOR, assert_success, config_head, dp_bench_cmd_in, dp_bench_in, output, stderr};
 
-[dataset]
-name = "synthetic-l"
-"#;
-
-const FLOOR: &str = "[methods.floor]\nkind = \"constant\"\n";
-
-fn dp_bench(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .args(args)
-        .current_dir(cwd)
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .expect("dp-bench runs")
+fn head() -> String {
+    config_head("limits", 3, 1, "[1.0]")
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Exit 2 with one error line naming `what` (after at most a note that a dataset was built).
-fn refused(o: &Output, what: &[&str]) {
-    let err = stderr(o);
+/// dp-bench on `args` in `cwd` exits 2 with one error line naming `what` (after at most a note
+/// that a dataset was built).
+#[track_caller]
+fn refused(cwd: &Path, args: &[&str], what: &[&str]) {
+    let o = dp_bench_in(cwd, args);
+    let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     let last = err.trim_end().lines().last().unwrap_or("");
     assert!(last.starts_with("error: "), "{err}");
@@ -53,57 +38,56 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 fn sizes_a_user_controls_are_refused_at_validation_naming_key_and_limit() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
+    let head = head();
     for tuning in ["honest", "dishonest"] {
         let cfg = write(
             cwd,
             "g.toml",
             &format!(
-                "{HEAD}[methods.sgd]\nkind = \"dpsgd\"\ntuning = \"{tuning}\"\n\
+                "{head}[methods.sgd]\nkind = \"dpsgd\"\ntuning = \"{tuning}\"\n\
                  grid_size = 4000000000\n"
             ),
         );
         refused(
-            &dp_bench(cwd, &["run", &cfg, "--out", "o"]),
+            cwd,
+            &["run", &cfg, "--out", "o"],
             &["grid_size", "4000000000", "10000"],
         );
     }
     let cfg = write(
         cwd,
         "p.toml",
-        &format!("{HEAD}[methods.amp]\nkind = \"amp\"\ntuning = \"honest\"\ngrid_size = 10001\n"),
+        &format!("{head}[methods.amp]\nkind = \"amp\"\ntuning = \"honest\"\ngrid_size = 10001\n"),
     );
-    refused(
-        &dp_bench(cwd, &["run", &cfg, "--out", "o"]),
-        &["grid_size", "10000"],
-    );
+    refused(cwd, &["run", &cfg, "--out", "o"], &["grid_size", "10000"]);
     // P-SGD's other axes keep their defaults (108 points): 100 learning rates make 10,800.
     let lrs = vec!["0.1"; 100].join(", ");
     let cfg = write(
         cwd,
         "s.toml",
-        &format!("{HEAD}[methods.sgd]\nkind = \"psgd\"\nlr = [{lrs}]\n"),
+        &format!("{head}[methods.sgd]\nkind = \"psgd\"\nlr = [{lrs}]\n"),
     );
     refused(
-        &dp_bench(cwd, &["run", &cfg, "--out", "o"]),
+        cwd,
+        &["run", &cfg, "--out", "o"],
         &["10800 points", "10000"],
     );
     let long = "m".repeat(300);
     let cfg = write(
         cwd,
         "n.toml",
-        &format!("{HEAD}[methods.{long}]\nkind = \"constant\"\n"),
+        &format!("{head}[methods.{long}]\nkind = \"constant\"\n"),
     );
+    refused(cwd, &["run", &cfg, "--out", "o"], &["at most 64"]);
+    let cfg = write(cwd, "c.toml", &format!("{head}{FLOOR}"));
     refused(
-        &dp_bench(cwd, &["run", &cfg, "--out", "o"]),
-        &["at most 64"],
-    );
-    let cfg = write(cwd, "c.toml", &format!("{HEAD}{FLOOR}"));
-    refused(
-        &dp_bench(cwd, &["slurm", &cfg, "--shards", "100000000"]),
+        cwd,
+        &["slurm", &cfg, "--shards", "100000000"],
         &["--shards", "10000"],
     );
     refused(
-        &dp_bench(cwd, &["run", &cfg, "--shard", "0/4294967296"]),
+        cwd,
+        &["run", &cfg, "--shard", "0/4294967296"],
         &["4294967296", "10000"],
     );
     let study = std::fs::read_to_string(
@@ -113,10 +97,7 @@ fn sizes_a_user_controls_are_refused_at_validation_naming_key_and_limit() {
     .unwrap()
     .replace("size = 3", "size = 100");
     let cfg = write(cwd, "s.toml", &study);
-    refused(
-        &dp_bench(cwd, &["run", &cfg, "--out", "o"]),
-        &["grid.size", "10"],
-    );
+    refused(cwd, &["run", &cfg, "--out", "o"], &["grid.size", "10"]);
     assert!(!cwd.join("o").exists(), "nothing written");
 }
 
@@ -124,19 +105,21 @@ fn sizes_a_user_controls_are_refused_at_validation_naming_key_and_limit() {
 fn unreachable_targets_and_deltas_are_refused_before_anything_is_moved() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
+    let head = head();
     // A finished run, whose cells must not go to stale/ when an edited config is refused.
-    let good = write(cwd, "a.toml", &format!("{HEAD}{FLOOR}"));
-    let out = dp_bench(cwd, &["run", &good, "--out", "r", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let good = write(cwd, "a.toml", &format!("{head}{FLOOR}"));
+    let out = dp_bench_in(cwd, &["run", &good, "--out", "r", "--quiet"]);
+    assert_success(&out);
     let cells = std::fs::read(cwd.join("r/cells.csv")).unwrap();
 
     let alg1 = format!(
         "{}{FLOOR}[methods.alg1]\nkind = \"alg1\"\n",
-        HEAD.replace("epsilons = [1.0]", "epsilons = [1.0, 1e-5]")
+        head.replace("epsilons = [1.0]", "epsilons = [1.0, 1e-5]")
     );
     let cfg = write(cwd, "a.toml", &alg1);
     refused(
-        &dp_bench(cwd, &["run", &cfg, "--out", "r"]),
+        cwd,
+        &["run", &cfg, "--out", "r"],
         &["methods.alg1 at ε = 1e-5", "smallest ε it reaches"],
     );
     let unnormalised = alg1.replace(
@@ -144,20 +127,14 @@ fn unreachable_targets_and_deltas_are_refused_before_anything_is_moved() {
         "name = \"synthetic-l\"\nnormalize_rows = false",
     );
     let cfg = write(cwd, "a.toml", &unnormalised);
-    refused(
-        &dp_bench(cwd, &["run", &cfg, "--out", "r"]),
-        &["methods.alg1"],
-    );
+    refused(cwd, &["run", &cfg, "--out", "r"], &["methods.alg1"]);
     for delta in ["5e-324", "0.9999999"] {
         let cfg = write(
             cwd,
             "a.toml",
-            &format!("{HEAD}{FLOOR}").replace("delta = 1e-5", &format!("delta = {delta}")),
+            &format!("{head}{FLOOR}").replace("delta = 1e-5", &format!("delta = {delta}")),
         );
-        refused(
-            &dp_bench(cwd, &["run", &cfg, "--out", "r"]),
-            &["key `delta`"],
-        );
+        refused(cwd, &["run", &cfg, "--out", "r"], &["key `delta`"]);
     }
     assert_eq!(std::fs::read(cwd.join("r/cells.csv")).unwrap(), cells);
     assert!(!cwd.join("r/stale").exists(), "nothing moved to stale/");
@@ -167,12 +144,14 @@ fn unreachable_targets_and_deltas_are_refused_before_anything_is_moved() {
 fn only_empty_or_dp_bench_folders_are_written() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
-    let cfg = write(cwd, "c.toml", &format!("{HEAD}{FLOOR}"));
+    let head = head();
+    let cfg = write(cwd, "c.toml", &format!("{head}{FLOOR}"));
     let mine = cwd.join("mine");
     std::fs::create_dir(&mine).unwrap();
     std::fs::write(mine.join("summary.md"), "my notes\n").unwrap();
     refused(
-        &dp_bench(cwd, &["run", &cfg, "--out", "mine"]),
+        cwd,
+        &["run", &cfg, "--out", "mine"],
         &["not a dp-bench results folder", "mine"],
     );
     assert_eq!(
@@ -188,28 +167,22 @@ fn only_empty_or_dp_bench_folders_are_written() {
         let cfg = write(
             cwd,
             "d.toml",
-            &format!("output_dir = {dot:?}\n{HEAD}{FLOOR}"),
+            &format!("output_dir = {dot:?}\n{head}{FLOOR}"),
         );
-        refused(
-            &dp_bench(cwd, &["run", &cfg]),
-            &["output_dir", "working folder"],
-        );
+        refused(cwd, &["run", &cfg], &["output_dir", "working folder"]);
     }
-    let dots = write(cwd, "..toml", &format!("{HEAD}{FLOOR}"));
-    refused(&dp_bench(cwd, &["run", &dots]), &["working folder"]);
+    let dots = write(cwd, "..toml", &format!("{head}{FLOOR}"));
+    refused(cwd, &["run", &dots], &["working folder"]);
     // A new folder, then the same one again (a results folder now) are fine.
     for _ in 0..2 {
-        let out = dp_bench(cwd, &["run", &cfg, "--out", "fresh", "--quiet"]);
-        assert!(out.status.success(), "{}", stderr(&out));
+        let out = dp_bench_in(cwd, &["run", &cfg, "--out", "fresh", "--quiet"]);
+        assert_success(&out);
     }
 }
 
 /// Runs `args` with stdout on a pipe whose reader is gone, or on /dev/full.
 fn closed_stdout(cwd: &Path, args: &[&str], full: bool) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dp-bench"));
-    cmd.args(args)
-        .current_dir(cwd)
-        .env("RAYON_NUM_THREADS", "1");
+    let mut cmd = dp_bench_cmd_in(cwd, args);
     if full {
         let dev_full = std::fs::OpenOptions::new().write(true).open("/dev/full");
         cmd.stdout(dev_full.unwrap());
@@ -219,14 +192,15 @@ fn closed_stdout(cwd: &Path, args: &[&str], full: bool) -> Output {
         drop(reader);
         cmd.stdout(writer);
     }
-    cmd.output().expect("dp-bench runs")
+    output(&mut cmd)
 }
 
 #[test]
 fn a_closed_pipe_or_a_full_disk_ends_in_one_line_never_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
-    let cfg = write(cwd, "c.toml", &format!("{HEAD}{FLOOR}"));
+    let head = head();
+    let cfg = write(cwd, "c.toml", &format!("{head}{FLOOR}"));
     let commands: [&[&str]; 5] = [
         &["privacy", "gaussian", "--sigma", "1", "--delta", "1e-5"],
         &[

@@ -1,21 +1,20 @@
 //! `dp-bench merge` on a study's results folder: a study runs whole, in shard 0, so the merge
 //! has nothing to do and says where the results are instead of asking for shards.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::{data_mirror, dp_bench_cmd, output, repo_root, stderr};
 
 fn dp_bench(args: &[&Path], data: &Path) -> Output {
-    let mirror = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/raw");
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .args(args)
-        .env("DPBENCH_DATA_DIR", data)
-        .env(
-            "DPBENCH_DATA_MIRROR",
-            std::env::var_os("DPBENCH_DATA_MIRROR").unwrap_or(mirror.into_os_string()),
-        )
-        .env("DPBENCH_OFFLINE", "1")
-        .output()
-        .expect("dp-bench runs")
+    output(
+        dp_bench_cmd(args)
+            .env("DPBENCH_DATA_DIR", data)
+            .env("DPBENCH_DATA_MIRROR", data_mirror())
+            .env("DPBENCH_OFFLINE", "1"),
+    )
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -31,7 +30,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn merging_a_study_folder_says_there_is_nothing_to_merge_and_where_the_results_are() {
     let tmp = tempfile::tempdir().unwrap();
     let (out, data) = (tmp.path().join("smoke"), tmp.path().join("data"));
-    let smoke = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/avent2020/smoke.toml");
+    let smoke = repo_root().join("configs/avent2020/smoke.toml");
     // As a job array runs it: every shard of the study, then the merge.
     for shard in ["0/2", "1/2"] {
         let o = dp_bench(
@@ -46,24 +45,24 @@ fn merging_a_study_folder_says_there_is_nothing_to_merge_and_where_the_results_a
             ],
             &data,
         );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "{}", stderr(&o));
     }
     let before = files(&out);
 
     let o = dp_bench(&[Path::new("merge"), &out], &data);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
     assert!(
-        stderr.contains("holds a study") && stderr.contains("nothing to merge"),
-        "{stderr}"
+        err.contains("holds a study") && err.contains("nothing to merge"),
+        "{err}"
     );
     assert!(
-        stderr.contains(&format!(
+        err.contains(&format!(
             "its results are points.csv, front.csv, hv.csv in {}",
             out.display()
         )),
-        "{stderr}"
+        "{err}"
     );
-    assert!(!stderr.contains("--shard"), "{stderr}");
+    assert!(!err.contains("--shard"), "{err}");
     assert_eq!(files(&out), before, "nothing written");
 }

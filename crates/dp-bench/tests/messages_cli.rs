@@ -2,42 +2,20 @@
 //! messages are short, the files it appends to are never followed through a symlink, and the
 //! wording of warnings, summaries, reports and figure notes says what actually happened.
 
+mod common;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-const CONFIG: &str = r#"
-experiment = "words"
-seed = 3
-trials = 1
-epsilons = [1.0]
-delta = 1e-5
+use common::{FLOOR, config_head, data_mirror, dp_bench_cmd_in, output, stderr, text};
 
-[dataset]
-name = "synthetic-l"
-subsample = 200
-
-[methods.floor]
-kind = "constant"
-"#;
-
-fn dp_bench(cwd: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mirror = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/raw");
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dp-bench"));
-    for a in args {
-        c.arg(a);
-    }
-    c.current_dir(cwd)
-        .env("RAYON_NUM_THREADS", "1")
-        .env(
-            "DPBENCH_DATA_MIRROR",
-            std::env::var_os("DPBENCH_DATA_MIRROR").unwrap_or(mirror.into_os_string()),
-        )
-        .output()
-        .expect("dp-bench runs")
+fn config() -> String {
+    config_head("words", 3, 1, "[1.0]") + "subsample = 200\n\n" + FLOOR
 }
 
-fn text(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+fn dp_bench(cwd: &Path, args: &[&dyn AsRef<OsStr>]) -> Output {
+    output(dp_bench_cmd_in(cwd, args).env("DPBENCH_DATA_MIRROR", data_mirror()))
 }
 
 /// The longest run of digits in `s`: a 300-digit number is one of 300.
@@ -48,10 +26,10 @@ fn longest_digits(s: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// Runs `CONFIG` (edited by `edit`) into `dir/out`, which must succeed.
+/// Runs `config()` (edited by `edit`) into `dir/out`, which must succeed.
 fn run_config(dir: &Path, edit: impl Fn(&str) -> String) -> (PathBuf, Output) {
     let cfg = dir.join("words.toml");
-    std::fs::write(&cfg, edit(CONFIG)).unwrap();
+    std::fs::write(&cfg, edit(&config())).unwrap();
     let out_dir = dir.join("out");
     let out = dp_bench(dir, &[&cfg, &"--out", &out_dir]);
     assert!(out.status.success(), "{}", text(&out));
@@ -124,7 +102,7 @@ fn calculators_never_print_nan_at_extreme_inputs() {
     }
     for args in cases {
         for json in [false, true] {
-            let mut a: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|s| s as _).collect();
+            let mut a: Vec<&dyn AsRef<OsStr>> = args.iter().map(|s| s as _).collect();
             if json {
                 a.push(&"--json");
             }
@@ -135,27 +113,16 @@ fn calculators_never_print_nan_at_extreme_inputs() {
         }
     }
     // σ → 0 is no privacy: δ = 1, never less.
-    let objpert = [
-        "privacy",
-        "objpert",
-        "--sigma",
-        "1e-300",
-        "--lambda",
-        "20",
-        "--beta",
-        "1",
-        "--lipschitz",
-        "1",
-        "--bound",
-        "profile",
-        "--epsilon",
-        "1",
-    ];
+    let objpert = "privacy objpert --sigma 1e-300 --lambda 20 --beta 1 --lipschitz 1 \
+                   --bound profile --epsilon 1";
     let args = |extra: &[&'static str]| -> Vec<&'static str> {
-        objpert.iter().chain(extra).copied().collect()
+        objpert
+            .split_whitespace()
+            .chain(extra.iter().copied())
+            .collect()
     };
-    fn as_args<'a>(v: &'a [&'static str]) -> Vec<&'a dyn AsRef<std::ffi::OsStr>> {
-        v.iter().map(|a| a as &dyn AsRef<std::ffi::OsStr>).collect()
+    fn as_args<'a>(v: &'a [&'static str]) -> Vec<&'a dyn AsRef<OsStr>> {
+        v.iter().map(|a| a as &dyn AsRef<OsStr>).collect()
     }
     let out = dp_bench(dir.path(), &as_args(&args(&[])));
     assert!(text(&out).contains("delta = 1.000000"), "{}", text(&out));
@@ -190,11 +157,11 @@ fn numbers_in_messages_are_printed_short() {
     let cfg = dir.path().join("c.toml");
     let mut outs = vec![("alg1 --epsilon 1e-300", alg1)];
     for (what, edit) in [
-        ("epsilons = [1e308]", CONFIG.replace("[1.0]", "[1e308]")),
-        ("epsilons = [1e-300]", CONFIG.replace("[1.0]", "[1e-300]")),
+        ("epsilons = [1e308]", config().replace("[1.0]", "[1e308]")),
+        ("epsilons = [1e-300]", config().replace("[1.0]", "[1e-300]")),
         (
             "timeout_seconds = 1e300",
-            CONFIG.to_string()
+            config()
                 + "\n[methods.ext]\nkind = \"external\"\ncommand = [\"python3\", \"x.py\"]\n\
                    relation = \"add_remove\"\ntimeout_seconds = 1e300\n",
         ),
@@ -250,7 +217,7 @@ fn the_report_tells_an_unfinished_run_from_an_old_one() {
     let results = dir.path().join("results");
     let run = results.join("words");
     std::fs::create_dir_all(&run).unwrap();
-    std::fs::write(run.join("config.toml"), CONFIG).unwrap();
+    std::fs::write(run.join("config.toml"), config()).unwrap();
     // A run killed mid-way: its journal holds cells, and nothing of the finished run exists.
     std::fs::write(run.join("cells.log"), "{\"a\": 1}\n").unwrap();
     let report = dir.path().join("report");
@@ -332,7 +299,7 @@ noise_multiplier = [1, 16]
         .collect();
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let out = dp_bench(dir.path(), &[&cfg, &"--out", &out_dir, &"--quiet"]);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("the others are kept"), "{err}");
     assert!(

@@ -1,17 +1,11 @@
 //! The `dp-bench privacy` contract: flag names, JSON keys, values and exit codes.
 
-use std::process::Command;
+mod common;
+
+use common::{code_out_err, dp_bench};
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    code_out_err(&dp_bench(args))
 }
 
 fn json(args: &[&str]) -> serde_json::Map<String, serde_json::Value> {
@@ -214,8 +208,9 @@ fn gaussian_modes_are_consistent() {
         "epsilon",
     );
     assert!((eps - 1.0).abs() < 1e-6);
-    let d_exact = num(
-        &json(&[
+    // δ of 4 compositions at σ = 3, ε = 1, by the default accountant or the one named.
+    let delta = |accountant: &[&str]| {
+        let mut a = vec![
             "gaussian",
             "--sigma",
             "3",
@@ -223,37 +218,13 @@ fn gaussian_modes_are_consistent() {
             "1",
             "--compositions",
             "4",
-        ]),
-        "delta",
-    );
-    let d_pld = num(
-        &json(&[
-            "gaussian",
-            "--sigma",
-            "3",
-            "--epsilon",
-            "1",
-            "--compositions",
-            "4",
-            "--accountant",
-            "pld",
-        ]),
-        "delta",
-    );
-    let d_rdp = num(
-        &json(&[
-            "gaussian",
-            "--sigma",
-            "3",
-            "--epsilon",
-            "1",
-            "--compositions",
-            "4",
-            "--accountant",
-            "rdp",
-        ]),
-        "delta",
-    );
+        ];
+        a.extend_from_slice(accountant);
+        num(&json(&a), "delta")
+    };
+    let d_exact = delta(&[]);
+    let d_pld = delta(&["--accountant", "pld"]);
+    let d_rdp = delta(&["--accountant", "rdp"]);
     assert!(
         d_pld >= d_exact && (d_pld - d_exact) / d_exact < 1e-3,
         "{d_pld} vs {d_exact}"
@@ -325,178 +296,78 @@ fn objpert_bounds_are_ordered() {
 
 #[test]
 fn alg1_calibration_matches_the_derivations_check_value() {
-    let m = json(&[
-        "alg1",
-        "--epsilon",
-        "1",
-        "--delta",
-        "1e-5",
-        "--sigma-out",
-        "0.15",
-        "--tau",
-        "0.01",
-        "--beta",
-        "0.5",
-        "--clip",
-        "1.4142135623730951",
-    ]);
+    // `given` names ε or the noise (σ, λ); the derivation's δ, σ_out, τ, β and clip follow.
+    let alg1 = |given: &[&str]| {
+        let mut a = vec!["alg1"];
+        a.extend_from_slice(given);
+        a.extend(["--delta", "1e-5", "--sigma-out", "0.15", "--tau", "0.01"]);
+        a.extend(["--beta", "0.5", "--clip", "1.4142135623730951"]);
+        json(&a)
+    };
+    let m = alg1(&["--epsilon", "1"]);
     let (sigma, lambda) = (num(&m, "sigma"), num(&m, "lambda"));
     assert!(
         (sigma - 6.859).abs() < 0.01 && (lambda - 4.02).abs() < 0.02,
         "σ = {sigma}, λ = {lambda}"
     );
     let (s, l) = (sigma.to_string(), lambda.to_string());
-    let eps = num(
-        &json(&[
-            "alg1",
-            "--sigma",
-            &s,
-            "--lambda",
-            &l,
-            "--delta",
-            "1e-5",
-            "--sigma-out",
-            "0.15",
-            "--tau",
-            "0.01",
-            "--beta",
-            "0.5",
-            "--clip",
-            "1.4142135623730951",
-        ]),
-        "epsilon",
-    );
+    let eps = num(&alg1(&["--sigma", &s, "--lambda", &l]), "epsilon");
     assert!(eps <= 1.0 && eps > 0.99, "ε = {eps}");
 }
 
 #[test]
 fn bad_input_exits_2_with_one_line_naming_the_flag() {
-    let cases: [(&[&str], &str); 7] = [
+    let dpsgd = |rate: &str, extra: &str| {
+        format!(
+            "privacy dpsgd --sampling-rate {rate} --noise-multiplier 1 --steps 10 --delta 1e-5 \
+             {extra}"
+        )
+    };
+    let lot = "32/30956";
+    let cases: [(String, &str); 14] = [
+        ("privacy gaussian --sigma 1 --delta 1.5".into(), "--delta"),
+        ("privacy gaussian --sigma -1 --delta 1e-5".into(), "--sigma"),
         (
-            &["privacy", "gaussian", "--sigma", "1", "--delta", "1.5"],
-            "--delta",
-        ),
-        (
-            &["privacy", "gaussian", "--sigma", "-1", "--delta", "1e-5"],
-            "--sigma",
-        ),
-        (
-            &[
-                "privacy",
-                "dpsgd",
-                "--sampling-rate",
-                "0",
-                "--noise-multiplier",
-                "1",
-                "--steps",
-                "10",
-                "--delta",
-                "1e-5",
-            ],
+            "privacy dpsgd --sampling-rate 0 --noise-multiplier 1 --steps 10 --delta 1e-5".into(),
             "--sampling-rate",
         ),
         (
-            &[
-                "privacy",
-                "dpsgd",
-                "--sampling-rate",
-                "0.1",
-                "--noise-multiplier",
-                "1",
-                "--steps",
-                "10",
-            ],
+            "privacy dpsgd --sampling-rate 0.1 --noise-multiplier 1 --steps 10".into(),
             "--delta",
         ),
         (
-            &[
-                "privacy",
-                "objpert",
-                "--sigma",
-                "5",
-                "--lambda",
-                "1",
-                "--beta",
-                "1",
-                "--lipschitz",
-                "1",
-                "--bound",
-                "rdp",
-                "--delta",
-                "1e-5",
-            ],
+            "privacy objpert --sigma 5 --lambda 1 --beta 1 --lipschitz 1 --bound rdp --delta 1e-5"
+                .into(),
             "--lambda",
         ),
         (
-            &[
-                "privacy", "gaussian", "--sigma", "1", "--delta", "1e-5", "--bogus", "1",
-            ],
+            "privacy gaussian --sigma 1 --delta 1e-5 --bogus 1".into(),
             "--bogus",
         ),
         (
-            &[
-                "privacy",
-                "objpert",
-                "--sigma",
-                "5",
-                "--lambda",
-                "20",
-                "--beta",
-                "1",
-                "--lipschitz",
-                "1",
-                "--bound",
-                "nope",
-                "--delta",
-                "1e-5",
-            ],
+            "privacy objpert --sigma 5 --lambda 20 --beta 1 --lipschitz 1 --bound nope --delta 1e-5"
+                .into(),
             "--bound",
         ),
-    ];
-    let wor = |extra: &[&'static str]| {
-        let mut a = vec![
-            "privacy",
-            "dpsgd",
-            "--sampling-rate",
-            "32/30956",
-            "--noise-multiplier",
-            "1",
-            "--steps",
-            "10",
-            "--delta",
-            "1e-5",
-        ];
-        a.extend_from_slice(extra);
-        a
-    };
-    let combos = [
         (
-            wor(&["--sampling", "without-replacement", "--accountant", "pld"]),
+            dpsgd(lot, "--sampling without-replacement --accountant pld"),
             "--sampling",
         ),
         (
-            wor(&["--conversion", "classic", "--accountant", "pld"]),
+            dpsgd(lot, "--conversion classic --accountant pld"),
             "--conversion",
         ),
-        (wor(&["--sampling", "sideways"]), "--sampling"),
-        (wor(&["--conversion", "best"]), "--conversion"),
+        (dpsgd(lot, "--sampling sideways"), "--sampling"),
+        (dpsgd(lot, "--conversion best"), "--conversion"),
+        (dpsgd("32/0", ""), "--sampling-rate"),
+        (dpsgd("m/n", ""), "--sampling-rate"),
+        (
+            dpsgd("40000/30956", "--sampling without-replacement"),
+            "--sampling-rate",
+        ),
     ];
-    let mut bad_rate = wor(&[]);
-    bad_rate[3] = "32/0";
-    let mut not_a_rate = wor(&[]);
-    not_a_rate[3] = "m/n";
-    let mut above_one = wor(&["--sampling", "without-replacement"]);
-    above_one[3] = "40000/30956";
-    let owned: Vec<(Vec<&str>, &str)> = combos
-        .into_iter()
-        .chain([
-            (bad_rate, "--sampling-rate"),
-            (not_a_rate, "--sampling-rate"),
-            (above_one, "--sampling-rate"),
-        ])
-        .collect();
-    let all = cases.iter().map(|(a, f)| (a.to_vec(), *f)).chain(owned);
-    for (args, flag) in all {
+    for (cmd, flag) in &cases {
+        let args: Vec<&str> = cmd.split_whitespace().collect();
         let (code, out, err) = run(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?} printed {out}");

@@ -2,38 +2,22 @@
 //! every run with its summary, config, provenance and CSV links (the page itself is opened in
 //! headless Chromium by scripts/report-test.sh).
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
+use std::process::Output;
 
-const CONFIG: &str = r#"
-experiment = "own"
-seed = 5
-trials = 2
-epsilons = [1.0]
-delta = 1e-5
+use common::{FLOOR, assert_success, config_head, dp_bench, stderr};
 
-[dataset]
-name = "synthetic-l"
-
-[methods.alg1]
-kind = "alg1"
-
-[methods.floor]
-kind = "constant"
-"#;
-
-fn dp_bench(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .args(args)
-        .output()
-        .expect("dp-bench runs")
+fn config() -> String {
+    config_head("own", 5, 2, "[1.0]") + "\n[methods.alg1]\nkind = \"alg1\"\n\n" + FLOOR
 }
 
 #[test]
 fn the_page_holds_figures_tables_runs_and_provenance() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("own.toml");
-    std::fs::write(&cfg, CONFIG).unwrap();
+    std::fs::write(&cfg, config()).unwrap();
     let results = dir.path().join("results");
     let run_dir = results.join("own");
     let out = dp_bench(&[
@@ -42,11 +26,7 @@ fn the_page_holds_figures_tables_runs_and_provenance() {
         run_dir.as_os_str(),
         "--quiet".as_ref(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let prov: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run_dir.join("provenance.json")).unwrap())
             .unwrap();
@@ -76,11 +56,7 @@ fn the_page_holds_figures_tables_runs_and_provenance() {
         "--out".as_ref(),
         report.as_os_str(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     // Redberg et al.'s accountant figures need no runs: they are always there, inlined.
@@ -108,7 +84,7 @@ fn the_page_holds_figures_tables_runs_and_provenance() {
 
     let out = dp_bench(&["report".as_ref(), dir.path().join("nope").as_os_str()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    assert!(stderr(&out).contains("does not exist"));
 }
 
 /// A summary of Redberg et al.'s Adult grid under `results/redberg2023/adult/`, written by
@@ -137,7 +113,7 @@ fn adult_summary(results: &Path, methods: &[&str], chosen: Option<&str>) {
     std::fs::write(dir.join("config.toml"), "experiment = \"adult\"\n").unwrap();
 }
 
-fn report(results: &Path, out: &Path) -> std::process::Output {
+fn report(results: &Path, out: &Path) -> Output {
     dp_bench(&[
         "report".as_ref(),
         results.as_os_str(),
@@ -156,21 +132,13 @@ fn a_report_holds_only_this_runs_results_and_never_clobbers_other_files() {
     let fig2 = rep.join("figures/redberg2023/fig2.svg");
 
     let out = report(&full, &rep);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
     assert!(html.contains("id=\"figures-redberg2023-fig2\"") && fig2.exists());
     assert!(rep.join("runs/redberg2023/adult/summary.csv").exists());
 
     let out = report(&empty, &rep);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
     assert!(html.contains("Figure 2 skipped"), "the note");
     assert!(
@@ -184,14 +152,14 @@ fn a_report_holds_only_this_runs_results_and_never_clobbers_other_files() {
     std::fs::write(rep.join("notes.txt"), "mine").unwrap();
     let out = report(&full, &rep);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("notes.txt"));
+    assert!(stderr(&out).contains("notes.txt"));
     assert!(rep.join("notes.txt").exists() && !fig2.exists());
     let mine = dir.path().join("mine");
     std::fs::create_dir_all(&mine).unwrap();
     std::fs::write(mine.join("thesis.tex"), "x").unwrap();
     let out = report(&full, &mine);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not written by `dp-bench report`"));
+    assert!(stderr(&out).contains("not written by `dp-bench report`"));
     assert!(mine.join("thesis.tex").exists() && !mine.join("index.html").exists());
     // No half-built or old copies are left beside the reports.
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
@@ -219,11 +187,7 @@ fn odd_method_names_in_results_keep_their_columns_and_stay_text() {
     );
     let rep = dir.path().join("rep");
     let out = report(&results, &rep);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
     assert!(!html.contains("<script"), "names are escaped");
     assert!(

@@ -1,19 +1,16 @@
 //! `dp-bench CONFIG.toml`: determinism across thread counts, resume, and all-or-nothing
 //! validation of configs.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Output, Stdio};
 
-const CONFIG: &str = r#"
-experiment = "test"
-seed = 11
-trials = 2
-epsilons = [0.5, 4.0]
-delta = 1e-5
+use common::{assert_success, config_head, dp_bench_cmd, output, stderr};
 
-[dataset]
-name = "synthetic-l"
-
+fn config() -> String {
+    config_head("test", 11, 2, "[0.5, 4.0]")
+        + r#"
 [methods.alg1]
 kind = "alg1"
 
@@ -30,16 +27,11 @@ tuning = "honest"
 epochs = 2
 grid_size = 2
 lr_min = 1e-2
-"#;
+"#
+}
 
 fn run(config: &Path, out: &Path, threads: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .arg(config)
-        .arg("--out")
-        .arg(out)
-        .env("RAYON_NUM_THREADS", threads)
-        .output()
-        .expect("dp-bench runs")
+    output(dp_bench_cmd(&[config, Path::new("--out"), out]).env("RAYON_NUM_THREADS", threads))
 }
 
 /// The compacted cell table (sorted by key, no wall times).
@@ -51,20 +43,12 @@ fn cells(dir: &Path) -> String {
 fn same_cells_with_one_or_two_threads() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("t.toml");
-    std::fs::write(&cfg, CONFIG).unwrap();
+    std::fs::write(&cfg, config()).unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let out = run(&cfg, &a, "1");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let out = run(&cfg, &b, "2");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let (ra, rb) = (cells(&a), cells(&b));
     assert_eq!(ra.lines().count(), 1 + 12);
     assert_eq!(ra, rb, "byte-identical cell tables");
@@ -96,20 +80,16 @@ fn rerun_skips_finished_cells() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("r");
     let small = dir.path().join("small.toml");
-    std::fs::write(&small, CONFIG.replace("[0.5, 4.0]", "[0.5]")).unwrap();
+    std::fs::write(&small, config().replace("[0.5, 4.0]", "[0.5]")).unwrap();
     let out = run(&small, &out_dir, "2");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let first = std::fs::read_to_string(out_dir.join("cells.csv")).unwrap();
 
     // The grown grid keeps the finished cells' keys, so only the new ε runs.
     let full = dir.path().join("full.toml");
-    std::fs::write(&full, CONFIG).unwrap();
+    std::fs::write(&full, config()).unwrap();
     let out = run(&full, &out_dir, "2");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("6 run now, 6 already done"), "{err}");
     let second = std::fs::read_to_string(out_dir.join("cells.csv")).unwrap();
@@ -118,7 +98,7 @@ fn rerun_skips_finished_cells() {
     }
     // A third run has nothing left to do.
     let out = run(&full, &out_dir, "2");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("0 run now, 12 already done"));
+    assert!(stderr(&out).contains("0 run now, 12 already done"));
 }
 
 #[test]
@@ -126,29 +106,29 @@ fn malformed_config_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         (
-            CONFIG.replace("trials = 2", "trials = 2\ntrails = 3"),
+            config().replace("trials = 2", "trials = 2\ntrails = 3"),
             "trails",
         ),
-        (CONFIG.replace("delta = 1e-5", "delta = 2.0"), "delta"),
+        (config().replace("delta = 1e-5", "delta = 2.0"), "delta"),
         (
-            CONFIG.replace(
+            config().replace(
                 "tuning = \"honest\"",
                 "tuning = \"honest\"\ntail_prob = 1.5",
             ),
             "tail_prob",
         ),
         (
-            CONFIG.replace("synthetic-l", "no-such-data"),
+            config().replace("synthetic-l", "no-such-data"),
             "dataset.name",
         ),
-        (CONFIG.replace("seed = 11", "seed = \"x\""), "seed"),
+        (config().replace("seed = 11", "seed = \"x\""), "seed"),
     ];
     for (i, (text, key)) in cases.iter().enumerate() {
         let cfg = dir.path().join(format!("bad{i}.toml"));
         std::fs::write(&cfg, text).unwrap();
         let out_dir = dir.path().join(format!("out{i}"));
         let out = run(&cfg, &out_dir, "2");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{key}: {err}");
         assert!(
             err.contains(key) && err.contains(&format!("bad{i}.toml")),
@@ -164,20 +144,21 @@ fn malformed_config_writes_nothing() {
 fn a_run_killed_mid_way_resumes_to_the_same_results() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("t.toml");
-    std::fs::write(&cfg, CONFIG.replace("trials = 2", "trials = 4")).unwrap();
+    std::fs::write(&cfg, config().replace("trials = 2", "trials = 4")).unwrap();
     let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
     let out = run(&cfg, &whole, "2");
     assert!(out.status.success());
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .arg(&cfg)
-        .arg("--out")
-        .arg(&killed)
-        .arg("--quiet")
-        .env("RAYON_NUM_THREADS", "2")
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = dp_bench_cmd(&[
+        cfg.as_path(),
+        Path::new("--out"),
+        &killed,
+        Path::new("--quiet"),
+    ])
+    .env("RAYON_NUM_THREADS", "2")
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
     let journal = killed.join("cells.log");
     let start = std::time::Instant::now();
     while start.elapsed().as_secs() < 120 {

@@ -2,29 +2,24 @@
 //! resumes to exactly the points of an uninterrupted run, on any thread count, and bad study
 //! configs are refused before any work.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{assert_success, data_mirror, dp_bench_cmd, output, repo_root, stderr};
 use dp_bench::pareto::points::{Point, read_points};
 
 fn smoke() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/avent2020/smoke.toml")
+    repo_root().join("configs/avent2020/smoke.toml")
 }
 
 fn run(config: &Path, out: &Path, threads: &str) -> Output {
-    let mirror = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/raw");
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .arg(config)
-        .arg("--out")
-        .arg(out)
-        .arg("--quiet")
-        .env("RAYON_NUM_THREADS", threads)
-        .env(
-            "DPBENCH_DATA_MIRROR",
-            std::env::var_os("DPBENCH_DATA_MIRROR").unwrap_or(mirror.into_os_string()),
-        )
-        .output()
-        .expect("dp-bench runs")
+    output(
+        dp_bench_cmd(&[config, Path::new("--out"), out, Path::new("--quiet")])
+            .env("RAYON_NUM_THREADS", threads)
+            .env("DPBENCH_DATA_MIRROR", data_mirror()),
+    )
 }
 
 /// A point without its timings (the only fields that may differ between runs).
@@ -49,11 +44,7 @@ fn a_killed_study_resumes_to_the_uninterrupted_points() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     let out = run(&smoke(), &a, "2");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let full = points(&a);
     assert_eq!(full.len(), 10);
     assert!(full[6..].iter().all(|p| p.bo.is_some()));
@@ -73,12 +64,8 @@ fn a_killed_study_resumes_to_the_uninterrupted_points() {
     let marker = dp_bench::files::LOCK_FILE;
     std::fs::copy(a.join(marker), b.join(marker)).unwrap();
     let out = run(&smoke(), &b, "1");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("resuming: 8 of 10"));
+    assert_success(&out);
+    assert!(stderr(&out).contains("resuming: 8 of 10"));
     assert_eq!(points(&b), full);
 }
 
@@ -92,7 +79,7 @@ fn a_bad_study_config_names_the_key_and_writes_nothing() {
     std::fs::write(&cfg, text).unwrap();
     let out = run(&cfg, &tmp.path().join("out"), "1");
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("dpareto.space.lr"), "{err}");
     assert!(!tmp.path().join("out").exists());
 }

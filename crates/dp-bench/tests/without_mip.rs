@@ -4,17 +4,20 @@
 //! nothing: the workspace tests build it so, and scripts/test.sh runs it again without.
 #![cfg(not(feature = "mip"))]
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn dp_bench(args: &[&std::ffi::OsStr]) -> Output {
+use std::ffi::OsStr;
+use std::process::Output;
+
+use common::{dp_bench_cmd, output, repo_root, stderr, stdout};
+
+fn dp_bench(args: &[&OsStr]) -> Output {
     // From the repository root, so that the committed config is found by its usual path.
-    Command::new(env!("CARGO_BIN_EXE_dp-bench"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .args(args)
-        .env("DPBENCH_OFFLINE", "1")
-        .output()
-        .expect("dp-bench runs")
+    output(
+        dp_bench_cmd(args)
+            .current_dir(repo_root())
+            .env("DPBENCH_OFFLINE", "1"),
+    )
 }
 
 #[test]
@@ -27,9 +30,9 @@ fn a_neel_config_is_refused_at_validation_with_how_to_rebuild() {
         "--out".as_ref(),
         out_dir.as_os_str(),
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
     for needle in [
         "configs/neel2019/smoke.toml: ",
         "table `methods.",
@@ -38,7 +41,7 @@ fn a_neel_config_is_refused_at_validation_with_how_to_rebuild() {
         "cmake and libclang",
         "docs/papers/neel2019.md",
     ] {
-        assert!(stderr.contains(needle), "{needle:?} missing from: {stderr}");
+        assert!(err.contains(needle), "{needle:?} missing from: {err}");
     }
     assert!(
         !out_dir.exists(),
@@ -51,15 +54,15 @@ fn a_neel_config_is_refused_at_validation_with_how_to_rebuild() {
 fn list_names_the_kinds_this_build_lacks_and_the_feature() {
     let out = dp_bench(&["list".as_ref()]);
     assert!(out.status.success());
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let listed = stdout(&out);
     assert!(
-        stdout.contains("not in this build: opdisc, rspm, zero_one_erm")
-            && stdout.contains("--features mip"),
-        "{stdout}"
+        listed.contains("not in this build: opdisc, rspm, zero_one_erm")
+            && listed.contains("--features mip"),
+        "{listed}"
     );
     // The kinds that need no solver stay.
     assert!(
-        stdout.contains("  opsamp ") && stdout.contains("  logreg_erm "),
-        "{stdout}"
+        listed.contains("  opsamp ") && listed.contains("  logreg_erm "),
+        "{listed}"
     );
 }
