@@ -8,6 +8,7 @@ pub mod certified;
 pub mod checksum;
 pub mod config;
 pub mod context;
+pub mod engine;
 pub mod git;
 pub mod grid;
 pub mod journal;

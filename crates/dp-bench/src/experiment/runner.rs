@@ -3,15 +3,14 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use super::config::Config;
 use super::context::{Context as CellContext, Prepared};
+use super::engine::{self, Observer};
 use super::grid::Cell;
 use super::grid::expand;
 use super::record::CellRecord;
@@ -163,28 +162,22 @@ pub fn run_part(
     }
     let mut study = GridStudy::of(cells);
     let total = study.size_hint().unwrap_or(0);
-    let mut ran = 0;
     let bar = progress_bar(0, "cells", progress);
-    loop {
-        let todo: Vec<Cell> = study
-            .propose(store.rows())?
-            .into_iter()
-            .filter(|c| !store.contains(&c.key()))
-            .collect();
-        if todo.is_empty() {
-            break;
-        }
-        if ran == 0 && todo.len() < total {
-            errln!(
-                "resuming: {} of {total} cells already finished in {}",
-                total - todo.len(),
-                dir.display()
-            );
-        }
-        bar.inc_length(todo.len() as u64);
-        run_batch(&ctx, &todo, &mut store, &bar)?;
-        ran += todo.len();
-    }
+    let observer = GridProgress {
+        bar: &bar,
+        total,
+        dir: &dir,
+        first: std::cell::Cell::new(true),
+    };
+    let run = |cell: &Cell| {
+        run_cell(&ctx, cell).with_context(|| {
+            format!(
+                "cell {} ε={} trial={} failed",
+                cell.method, cell.epsilon, cell.trial
+            )
+        })
+    };
+    let ran = engine::drive(&mut study, &mut store, &run, &observer)?;
     bar.finish_and_clear();
     store.compact()?;
     if shard.is_none() {
@@ -243,65 +236,30 @@ pub fn finish(
     report::accuracy_figure(cfg, &rows, dataset_label).save(&dir.join("accuracy"))
 }
 
-/// How long finished cells may wait in memory before they are written to the journal.
-const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+/// A grid's progress: a bar over its cells, and a line when it resumes.
+struct GridProgress<'a> {
+    bar: &'a ProgressBar,
+    total: usize,
+    dir: &'a Path,
+    first: std::cell::Cell<bool>,
+}
 
-/// Runs cells in parallel on rayon's pool, appending each finished one to the store.
-fn run_batch(
-    ctx: &CellContext<'_>,
-    todo: &[Cell],
-    store: &mut Store,
-    bar: &ProgressBar,
-) -> anyhow::Result<()> {
-    // Only this thread touches the store (polars writes from a rayon worker can deadlock
-    // against polars' own pool, and one writer keeps files whole).
-    let (tx, rx) = mpsc::channel::<CellRecord>();
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        let workers = scope.spawn(move || {
-            todo.par_iter()
-                .try_for_each_with(tx, |tx, cell| -> anyhow::Result<()> {
-                    let row = run_cell(ctx, cell).with_context(|| {
-                        format!(
-                            "cell {} ε={} trial={} failed",
-                            cell.method, cell.epsilon, cell.trial
-                        )
-                    })?;
-                    tx.send(row)
-                        .map_err(|_| anyhow::anyhow!("results writer stopped"))
-                })
-        });
-        let mut write_result = Ok(());
-        // Finished cells reach the journal in batches: written once FLUSH_EVERY has passed
-        // since the last write, or when no cell arrived for that long. A kill loses at most
-        // that much work, which the resumed run redoes.
-        let mut last_flush = Instant::now();
-        loop {
-            let row = match rx.recv_timeout(FLUSH_EVERY) {
-                Ok(row) => Some(row),
-                Err(mpsc::RecvTimeoutError::Timeout) => None,
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            if let Some(row) = row {
-                bar.set_message(format!("{} ε={}", row.method, row.epsilon));
-                if let Err(e) = store.append(row) {
-                    write_result = Err(e);
-                    break; // dropping the receiver makes the workers stop
-                }
-                bar.inc(1);
-                if last_flush.elapsed() < FLUSH_EVERY {
-                    continue;
-                }
-            }
-            if let Err(e) = store.flush() {
-                write_result = Err(e);
-                break;
-            }
-            last_flush = Instant::now();
+impl Observer<CellRecord> for GridProgress<'_> {
+    fn batch(&self, units: usize) {
+        if self.first.replace(false) && units < self.total {
+            errln!(
+                "resuming: {} of {} cells already finished in {}",
+                self.total - units,
+                self.total,
+                self.dir.display()
+            );
         }
-        if write_result.is_ok() {
-            write_result = store.flush();
-        }
-        let run_result = workers.join().expect("worker thread panicked");
-        write_result.and(run_result)
-    })
+        self.bar.inc_length(units as u64);
+    }
+
+    fn record(&self, r: &CellRecord) {
+        self.bar
+            .set_message(format!("{} ε={}", r.method, r.epsilon));
+        self.bar.inc(1);
+    }
 }

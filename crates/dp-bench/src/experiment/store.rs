@@ -176,6 +176,27 @@ fn with_journal(
     Ok((rows, keys, damage))
 }
 
+impl super::engine::Log for Store {
+    type Record = CellRecord;
+
+    fn rows(&self) -> &[CellRecord] {
+        Store::rows(self)
+    }
+
+    fn append(&mut self, record: CellRecord) -> anyhow::Result<()> {
+        Store::append(self, record)
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        Store::flush(self)
+    }
+
+    /// Cells are keyed: they are stored as they finish.
+    fn ordered(&self) -> bool {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

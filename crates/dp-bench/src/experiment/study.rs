@@ -1,19 +1,24 @@
-//! Studies propose the cells of an experiment. Today's grid (method × ε × trial) proposes every
+//! Studies propose the units of an experiment. A grid (method × ε × trial) proposes every
 //! cell at once; a sequential study (Avent et al.'s DPareto, where ε is an output of the
-//! hyperparameters) proposes its next batch from the cells already finished, as argmin's
-//! solvers propose their next iterate. The runner ([`super::runner`]) drives either.
+//! hyperparameters) proposes its next batch from the records already finished, as argmin's
+//! solvers propose their next iterate. The one engine ([`super::engine::drive`]) runs either.
 
 use std::collections::HashSet;
 
 use super::grid::Cell;
 use super::record::CellRecord;
 
-/// Proposes cells until it has nothing left to run.
+/// Proposes units until it has nothing left to run.
 pub trait Study: Send {
-    /// The next cells to run given every finished cell; an empty batch ends the study.
-    fn propose(&mut self, finished: &[CellRecord]) -> anyhow::Result<Vec<Cell>>;
+    /// What one run evaluates (a grid cell, a search point).
+    type Unit: Sync;
+    /// What a finished unit is stored as.
+    type Record;
 
-    /// How many cells the study has in all, when known in advance.
+    /// The next units to run given every finished record; an empty batch ends the study.
+    fn propose(&mut self, finished: &[Self::Record]) -> anyhow::Result<Vec<Self::Unit>>;
+
+    /// How many units the study has in all, when known in advance.
     fn size_hint(&self) -> Option<usize>;
 }
 
@@ -34,6 +39,9 @@ impl GridStudy {
 }
 
 impl Study for GridStudy {
+    type Unit = Cell;
+    type Record = CellRecord;
+
     fn propose(&mut self, finished: &[CellRecord]) -> anyhow::Result<Vec<Cell>> {
         if self.proposed {
             return Ok(Vec::new());

@@ -1,4 +1,4 @@
-//! DPareto's proposals for the study runner: the observations so far (from the checkpoint)
+//! DPareto's proposals for a search study: the observations so far (from the checkpoint)
 //! go to `dp_core::bo::dpareto::propose`, warm-started from the GP hyperparameters recorded
 //! with the previous proposal, so a resumed study proposes exactly what an uninterrupted one
 //! would.

@@ -11,7 +11,7 @@ pub mod oracle;
 pub mod output;
 pub mod points;
 pub mod privacy;
-pub mod runner;
+pub mod search;
 pub mod space;
 
 pub use config::StudyConfig;

@@ -295,6 +295,28 @@ fn check_line(line: &[u8], i: usize, sealed: bool) -> Result<Point, String> {
     Ok(p)
 }
 
+impl crate::experiment::engine::Log for PointLog {
+    type Record = Point;
+
+    fn rows(&self) -> &[Point] {
+        self.points()
+    }
+
+    /// Appended and synced at once: a study is sequential, so a killed one keeps every point
+    /// before the one it was evaluating.
+    fn append(&mut self, p: Point) -> anyhow::Result<()> {
+        PointLog::append(self, p)
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn ordered(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{Planned, Request, StudyKind};
-use crate::pareto::{StudyConfig, runner};
+use crate::pareto::{StudyConfig, search};
 
 /// Bayesian optimisation of the Pareto front (HV-PoI).
 pub const DPARETO: StudyKind = StudyKind {
@@ -40,7 +40,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| cfg.default_out_dir(req.path));
-    let report = runner::run(&cfg, &dir, !req.quiet)?;
+    let report = search::run(&cfg, &dir, !req.quiet)?;
     errln!(
         "{}: {} points ({} evaluated now) in {:.1} s; results in {}",
         req.path.display(),
