@@ -227,22 +227,11 @@ impl DpsgdConfig {
         .checked()
     }
 
-    /// The noise multiplier of one untuned run at `target` with Poisson schedule `(q, steps)`
-    /// over `n` rows: what dishonest tuning's candidates share (the learning rate does not
-    /// enter the event, so `lr_min` stands for all of them) and what an audit runs.
-    fn untuned_z(
-        &self,
-        ctx: &Context<'_>,
-        n: usize,
-        schedule: (f64, usize),
-        target: Target,
-    ) -> anyhow::Result<f64> {
-        self.z_for(ctx, n, schedule, target, Tuning::Dishonest)
-    }
-
-    /// The noise multiplier of a cell at `target`: one run's (dishonest tuning) or the tuned
-    /// procedure's (honest: calibrated on the event its candidates share, which `tuned`
-    /// checks). DP-SGD's one calibration, with its floor ([`calibrate_dpsgd`]).
+    /// The noise multiplier at `target` with Poisson schedule `(q, steps)` over `n` rows: of one
+    /// untuned run under dishonest tuning (what its candidates share, the learning rate not
+    /// entering the event, so `lr_min` stands for all of them, and what an audit runs), or of
+    /// the tuned procedure under honest tuning (calibrated on the event its candidates share,
+    /// which `tuned` checks). DP-SGD's one calibration, with its floor ([`calibrate_dpsgd`]).
     fn z_for(
         &self,
         ctx: &Context<'_>,
@@ -274,17 +263,6 @@ impl DpsgdConfig {
         let honest = HonestTuning::poisson_tail(u64::from(self.grid_size), self.tail_prob)?;
         let run = move |lr| self.run_with(n, q, steps, lr, z);
         RepeatAndSelect::new(honest.selection, self.candidates(), run, score)
-    }
-
-    /// The noise multiplier of a cell at `target` under the method's own tuning.
-    fn cell_z(
-        &self,
-        ctx: &Context<'_>,
-        n: usize,
-        schedule: (f64, usize),
-        target: Target,
-    ) -> anyhow::Result<f64> {
-        self.z_for(ctx, n, schedule, target, self.tuning)
     }
 
     /// The training data as `feature_storage` asks (the f32 copy is shared by every cell).
@@ -327,7 +305,7 @@ impl DpsgdConfig {
         for &(_, b, _) in &grid {
             if let std::collections::btree_map::Entry::Vacant(e) = z_of.entry(b) {
                 let (q, steps) = poisson_schedule(n, b as usize, self.epochs as usize);
-                let z = self.untuned_z(ctx, n, (q, steps), target)?;
+                let z = self.z_for(ctx, n, (q, steps), target, Tuning::Dishonest)?;
                 e.insert((
                     z,
                     q,
@@ -416,7 +394,7 @@ impl Method for DpsgdConfig {
         let score = |theta: &[f64]| test_accuracy(ctx, theta);
         let train = self.training_data(ctx);
         let run = |lr: f64, z: f64| self.run_with(n, q, steps, lr, z);
-        let z = self.cell_z(ctx, n, (q, steps), target)?;
+        let z = self.z_for(ctx, n, (q, steps), target, self.tuning)?;
         let (theta, selected, event) = match self.tuning {
             Tuning::Dishonest => {
                 let lrs = log_grid(self.lr_min, self.lr_max, self.grid_size as usize);
@@ -455,12 +433,12 @@ impl Method for DpsgdConfig {
             batches.dedup();
             for b in batches {
                 let schedule = poisson_schedule(n, b as usize, self.epochs as usize);
-                self.untuned_z(ctx, n, schedule, target)?;
+                self.z_for(ctx, n, schedule, target, Tuning::Dishonest)?;
             }
             return Ok(());
         }
         let schedule = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
-        self.cell_z(ctx, n, schedule, target).map(drop)
+        self.z_for(ctx, n, schedule, target, self.tuning).map(drop)
     }
 
     /// Add/remove-one (Poisson sampling's RDP bound). Only an untuned run is one mechanism:
@@ -474,7 +452,7 @@ impl Method for DpsgdConfig {
         let n = ctx.train.n();
         let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
         let target = Target::new(epsilon, ctx.cfg.delta)?;
-        let z = self.untuned_z(ctx, n, (q, steps), target)?;
+        let z = self.z_for(ctx, n, (q, steps), target, Tuning::Dishonest)?;
         let lr = log_grid(self.lr_min, self.lr_max, 1)[0];
         let mech = self.run_with(n, q, steps, lr, z)?;
         Ok(Audited {
