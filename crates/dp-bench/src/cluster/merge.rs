@@ -112,6 +112,14 @@ pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
         );
     }
 
+    // Each shard's run checked its cells against their targets; a cell changed since is
+    // refused here, before anything is written.
+    for c in &cells {
+        if let Some(r) = by_key.get(&c.key()) {
+            crate::experiment::certified::check(&cfg, r)
+                .with_context(|| format!("merging the shards of {}", dir.display()))?;
+        }
+    }
     let mut store = Store::open(dir)?;
     // A folder that holds an older run of another version of the config keeps those cells
     // apart: the merged summary counts this config's cells only.
