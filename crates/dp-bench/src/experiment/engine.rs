@@ -39,7 +39,7 @@ pub trait Observer<R> {
     /// A batch of `units` is about to run.
     fn batch(&self, _units: usize) {}
 
-    /// A record was appended to the log.
+    /// A record goes to the log (it is appended right after).
     fn record(&self, _record: &R) {}
 }
 
