@@ -36,7 +36,7 @@ use crate::error::Result;
 pub struct Certifier {
     rdp: RdpAccountant,
     pld: PldAccountant,
-    cache: Mutex<HashMap<(String, u64), f64>>,
+    cache: Mutex<HashMap<(String, u64, bool), f64>>,
 }
 
 impl Default for Certifier {
@@ -75,18 +75,31 @@ impl Certifier {
     /// The tightest ε at `delta` this project can certify for `event`: ∞ for a release without
     /// guarantee.
     pub fn epsilon(&self, event: &Event, delta: f64) -> Result<f64> {
+        self.certify(event, delta, true)
+    }
+
+    /// [`Certifier::epsilon`], with the split bound only where `split` holds (the parts of a
+    /// split are certified without it: one level only). Answers are cached by event, δ and
+    /// `split`, so the K equal parts of a one-vs-all composition are certified once.
+    fn certify(&self, event: &Event, delta: f64, split: bool) -> Result<f64> {
         if let Some(eps) = self.single(event, delta) {
             return Ok(eps);
         }
         let key = (
             serde_json::to_string(event).expect("events serialise"),
             delta.to_bits(),
+            split,
         );
         if let Some(e) = self.cache.lock().expect("certificate cache").get(&key) {
             return Ok(*e);
         }
         let joint = self.joint(event, delta);
-        let eps = match (joint, self.split(event, delta)) {
+        let parts = if split {
+            self.split(event, delta)
+        } else {
+            None
+        };
+        let eps = match (joint, parts) {
             (Ok(j), Some(Ok(b))) => j.min(b),
             (Ok(j), _) => j,
             // RDP cannot bound an approximate-DP part; the split can.
@@ -110,13 +123,11 @@ impl Certifier {
             return None;
         }
         let share = delta / parts.len() as f64;
-        Some(parts.iter().try_fold(0.0, |sum, part| {
-            Ok(sum
-                + match self.single(part, share) {
-                    Some(e) => e,
-                    None => self.joint(part, share)?,
-                })
-        }))
+        Some(
+            parts
+                .iter()
+                .try_fold(0.0, |sum, part| Ok(sum + self.certify(part, share, false)?)),
+        )
     }
 
     /// The single-release accountant: `Some` for `NonPrivate` (∞) and one `EpsilonDelta{ε, δ₀}`
@@ -197,6 +208,8 @@ mod tests {
         let joint = c.joint(&composed, 1e-5).unwrap();
         let split = k as f64 * c.joint(&g, 1e-5 / k as f64).unwrap();
         assert_eq!(c.epsilon(&composed, 1e-5).unwrap(), joint.min(split));
+        // The ten equal parts were certified once: one entry for them, one for the whole.
+        assert_eq!(c.cache.lock().unwrap().len(), 2);
         // Certifying again answers from the cache, the same bits.
         assert_eq!(
             c.epsilon(&composed, 1e-5).unwrap().to_bits(),
