@@ -146,7 +146,7 @@ fn honest_tuning_wrapper() {
     let rdp = RdpAccountant::new();
     let target = Target::new(2.0, 1e-5).unwrap();
     let selection = Selection::poisson(3.0).unwrap();
-    let score = |th: &[f64]| dp_core::learn::accuracy(&x, &y, th);
+    let score = |th: &[f64], _: u64| dp_core::learn::accuracy(&x, &y, th);
     let tuned = |z: f64| {
         RepeatAndSelect::new(
             selection,

@@ -86,6 +86,31 @@ impl Dataset {
                 self.name
             )));
         }
+        Ok(self.select(&self.stratified_draw(n, seed)))
+    }
+
+    /// Splits off `n` rows drawn as [`Dataset::stratified_subsample`] draws them (the label
+    /// balance kept): `(the other rows, the n rows)`, each in the original order. How a
+    /// validation set is carved from the training rows: by a fixed seed, never by the data.
+    pub fn stratified_holdout(&self, n: usize, seed: u32) -> Result<(Dataset, Dataset)> {
+        if n == 0 || n >= self.len() {
+            return Err(DataError::Invalid(format!(
+                "a holdout of {n} rows must leave rows of {} ({} in all) on both sides",
+                self.name,
+                self.len()
+            )));
+        }
+        let held = self.stratified_draw(n, seed);
+        let mut is_held = vec![false; self.len()];
+        for &i in &held {
+            is_held[i] = true;
+        }
+        let kept: Vec<usize> = (0..self.len()).filter(|&i| !is_held[i]).collect();
+        Ok((self.select(&kept), self.select(&held)))
+    }
+
+    /// The sorted indices of `n` rows (1 ≤ n ≤ len) drawn within each label.
+    fn stratified_draw(&self, n: usize, seed: u32) -> Vec<usize> {
         let (pos, neg): (Vec<usize>, Vec<usize>) = (0..self.len()).partition(|&i| self.y[i] > 0.0);
         let n_pos = ((n as f64) * self.positive_fraction()).round() as usize;
         let n_pos = n_pos.min(pos.len()).max(n.saturating_sub(neg.len()));
@@ -96,7 +121,7 @@ impl Dataset {
             keep.extend(order[..k].iter().map(|&j| rows[j]));
         }
         keep.sort_unstable();
-        Ok(self.select(&keep))
+        keep
     }
 
     /// The rows of `self` then those of `other` (same storage and column count), named `name`:

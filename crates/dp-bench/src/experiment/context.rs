@@ -9,11 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{Config, DatasetConfig};
 use super::row_clip::ClipCache;
+use super::selection::Selection;
 
 /// The dataset of a config, loaded and split once for all cells.
 pub struct Prepared {
     cfg: Config,
     split: dp_data::Split,
+    /// The validation rows carved from the training rows (`dataset.validation_fraction`).
+    valid: Option<dp_data::Dataset>,
     /// One-vs-all: the training labels of class k against the rest, per class.
     class_y: Vec<Vec<f64>>,
 }
@@ -25,8 +28,12 @@ pub struct Context<'a> {
     pub cfg: &'a Config,
     /// Training rows with cached norms.
     pub train: GlmData<'a>,
-    /// Held-out rows.
+    /// Held-out rows, read once per released model.
     pub test: &'a dp_data::Dataset,
+    /// Validation rows carved from the training rows, if the config has them.
+    pub valid: Option<&'a dp_data::Dataset>,
+    /// Where the cell's choices read their scores.
+    pub selection: Selection,
     /// One-vs-all: the training rows labelled for each class (empty for binary tasks).
     pub classes: Vec<GlmData<'a>>,
     /// RDP accountant on the default orders; cells take [`RdpAccountant::fresh`] copies that
@@ -54,6 +61,28 @@ impl Context<'_> {
     pub fn certify_at(&self, event: &Event, delta: f64) -> anyhow::Result<f64> {
         Ok(self.certifier.epsilon(event, delta)?)
     }
+
+    /// The rows every choice from data reads: the validation rows, or the test rows under the
+    /// papers' protocol (no validation rows).
+    pub fn selection_rows(&self) -> &dp_data::Dataset {
+        self.valid.unwrap_or(self.test)
+    }
+
+    /// A candidate's released score (percent) for θ on the unclipped selection rows, for a
+    /// candidate whose training certifies `train_epsilon` ([`Selection::release`]).
+    pub fn selection_score(&self, theta: &[f64], train_epsilon: f64, seed: u64) -> f64 {
+        let rows = self.selection_rows();
+        let fraction = dp_core::learn::accuracy(&rows.x, &rows.y, theta);
+        self.selection
+            .release(fraction, rows.len(), train_epsilon, seed)
+    }
+
+    /// The exact score (percent) on the selection rows, which a choice reads when its cost is
+    /// not paid for (the dishonest references).
+    pub fn free_selection_score(&self, theta: &[f64]) -> f64 {
+        let rows = self.selection_rows();
+        100.0 * dp_core::learn::accuracy(&rows.x, &rows.y, theta)
+    }
 }
 
 impl Prepared {
@@ -79,10 +108,11 @@ impl Prepared {
 
     /// Prepares an already loaded split (the config's dataset keys other than the name and
     /// `one_vs_all` are not applied again).
-    pub fn from_split(cfg: &Config, split: dp_data::Split) -> anyhow::Result<Prepared> {
+    pub fn from_split(cfg: &Config, mut split: dp_data::Split) -> anyhow::Result<Prepared> {
         let d = &cfg.dataset;
         if cfg.delta_rule.is_some() {
-            // δ = 1/n² was derived from the registry's row count: it must be this data's n.
+            // δ = 1/n² was derived from the registry's row count: it must be this data's n
+            // (the private rows: validation rows are carved from them below).
             let n = split.train.len() as f64;
             anyhow::ensure!(
                 cfg.delta == 1.0 / (n * n),
@@ -91,6 +121,17 @@ impl Prepared {
                 split.train.len()
             );
         }
+        let valid = match d.validation_rows(split.train.len()) {
+            0 => None,
+            k => {
+                let (train, valid) = split
+                    .train
+                    .stratified_holdout(k, d.validation_seed())
+                    .context("key `dataset.validation_fraction`")?;
+                split.train = train;
+                Some(valid)
+            }
+        };
         let class_y = if d.one_vs_all {
             let classes = split.train.classes.as_ref().with_context(|| {
                 format!(
@@ -114,6 +155,7 @@ impl Prepared {
         Ok(Prepared {
             cfg: cfg.clone(),
             split,
+            valid,
             class_y,
         })
     }
@@ -134,6 +176,11 @@ impl Prepared {
             cfg: &self.cfg,
             train,
             test: &self.split.test,
+            valid: self.valid.as_ref(),
+            selection: match self.valid {
+                Some(_) => Selection::Validation(self.cfg.dataset.validation),
+                None => Selection::Test,
+            },
             classes,
             rdp,
             certifier,
@@ -143,7 +190,8 @@ impl Prepared {
                 &self.split.train.y,
                 &self.class_y,
                 &self.split.test.x,
-            ),
+            )
+            .with_validation(self.valid.as_ref().map(|v| &v.x)),
         })
     }
 
@@ -157,8 +205,12 @@ impl Prepared {
                 self.split.train.x.ncols()
             );
         }
+        let valid = self
+            .valid
+            .as_ref()
+            .map_or(String::new(), |v| format!(", n_valid = {}", v.len()));
         format!(
-            "{} (n_train = {}, n_test = {}, d = {})",
+            "{} (n_train = {}{valid}, n_test = {}, d = {})",
             self.cfg.dataset.name,
             self.split.train.len(),
             self.split.test.len(),

@@ -218,12 +218,14 @@ impl Aggregate {
 
     /// The candidate with the best mean score over trials, from each cell's
     /// `details.scores = [[candidate, score], …]` (the paper's "best mean test accuracy" of
-    /// dishonest tuning); candidates missing from some trial are ignored. Falls back to
-    /// [`Aggregate::per_trial`] when no candidate ran in every trial.
+    /// dishonest tuning); candidates missing from some trial are ignored. With validation
+    /// rows the scores are validation accuracies and each trial's reported accuracy is the
+    /// chosen candidate's from `details.test_scores`. Falls back to [`Aggregate::per_trial`]
+    /// when no candidate ran in every trial.
     pub fn best_mean_over_candidates(cells: &[&CellRecord]) -> Aggregate {
         let mut by_value: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
         for c in cells {
-            for (v, s) in scores(c) {
+            for (v, s) in scores(c, "scores") {
                 by_value.entry(v.to_bits()).or_default().push(s);
             }
         }
@@ -231,22 +233,37 @@ impl Aggregate {
             .iter()
             .filter(|(_, v)| v.len() == cells.len())
             .max_by(|a, b| mean_ci95(a.1).0.total_cmp(&mean_ci95(b.1).0));
-        match best {
-            Some((v, accs)) => Aggregate {
-                accuracies: accs.clone(),
-                chosen: Some(f64::from_bits(*v)),
-                label: None,
-                epsilon_certified: None,
-            },
-            None => Aggregate::per_trial(cells),
+        let Some((v, accs)) = best else {
+            return Aggregate::per_trial(cells);
+        };
+        let tested = cells.iter().all(|c| c.details.get("test_scores").is_some());
+        let accuracies = if tested {
+            // The chosen candidate's test accuracy in each trial (its first run there).
+            cells
+                .iter()
+                .map(|c| {
+                    scores(c, "test_scores")
+                        .into_iter()
+                        .find(|(w, _)| w.to_bits() == *v)
+                        .map_or(f64::NAN, |(_, a)| a)
+                })
+                .collect()
+        } else {
+            accs.clone()
+        };
+        Aggregate {
+            accuracies,
+            chosen: Some(f64::from_bits(*v)),
+            label: None,
+            epsilon_certified: None,
         }
     }
 }
 
-/// `details.scores` of a cell as (candidate, score) pairs.
-pub fn scores(c: &CellRecord) -> Vec<(f64, f64)> {
+/// `details.<key>` of a cell (`scores`, `test_scores`) as (candidate, value) pairs.
+pub fn scores(c: &CellRecord, key: &str) -> Vec<(f64, f64)> {
     c.details
-        .get("scores")
+        .get(key)
         .and_then(|s| serde_json::from_value::<Vec<(f64, f64)>>(s.clone()).ok())
         .unwrap_or_default()
 }

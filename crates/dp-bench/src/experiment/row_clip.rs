@@ -61,6 +61,8 @@ pub struct ClippedData<'a> {
     /// The clipped test rows (ℓ2 clipping only rescales them, which leaves sign predictions
     /// unchanged; ℓ∞ clipping changes them, as in the authors' code).
     pub test_x: FeatureMatrix,
+    /// The clipped validation rows, when the config has them.
+    pub valid_x: Option<FeatureMatrix>,
 }
 
 type Slot<'a> = Arc<OnceLock<Arc<ClippedData<'a>>>>;
@@ -71,6 +73,7 @@ pub struct ClipCache<'a> {
     train_y: &'a [f64],
     class_y: &'a [Vec<f64>],
     test_x: &'a FeatureMatrix,
+    valid_x: Option<&'a FeatureMatrix>,
     slots: Mutex<HashMap<(u8, u64), Slot<'a>>>,
 }
 
@@ -93,8 +96,14 @@ impl<'a> ClipCache<'a> {
             train_y,
             class_y,
             test_x,
+            valid_x: None,
             slots: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same cache, clipping the validation rows `x` too.
+    pub fn with_validation(self, x: Option<&'a FeatureMatrix>) -> Self {
+        Self { valid_x: x, ..self }
     }
 
     /// The rows clipped by `clip` (built once; concurrent callers wait for the first).
@@ -118,6 +127,7 @@ impl<'a> ClipCache<'a> {
             train,
             classes,
             test_x: clip.apply(self.test_x),
+            valid_x: self.valid_x.map(|x| clip.apply(x)),
         });
         Ok(slot.get_or_init(|| data).clone())
     }

@@ -242,16 +242,51 @@ impl DpsgdConfig {
     ) -> anyhow::Result<f64> {
         let event_of = |z: f64| match tuning {
             Tuning::Dishonest => Ok(self.run_with(n, q, steps, self.lr_min, z)?.event()),
-            // The score plays no part in the event.
-            Tuning::Honest => Ok(self.tuned(n, (q, steps), z, |_: &[f64]| 0.0)?.event()),
+            // The score's values play no part in the event; what releasing it costs does.
+            Tuning::Honest => {
+                let score = self.score_event(ctx, n, (q, steps), z)?;
+                Ok(self
+                    .tuned(n, (q, steps), z, |_: &[f64], _: u64| 0.0)?
+                    .paying_for_scores(score)
+                    .event())
+            }
         };
         let fresh = || ctx.rdp.fresh();
         Ok(calibrate_dpsgd(fresh, event_of, target, q, steps as u64)?)
     }
 
+    /// One run's training ε at the config's δ, of which a private validation score takes its
+    /// share (∞, not computed, when scores are free).
+    fn run_epsilon(
+        &self,
+        ctx: &Context<'_>,
+        n: usize,
+        (q, steps): (f64, usize),
+        z: f64,
+    ) -> dp_core::Result<f64> {
+        if ctx.selection.score_epsilon(1.0).is_none() {
+            return Ok(f64::INFINITY);
+        }
+        let event = self.run_with(n, q, steps, self.lr_min, z)?.event();
+        ctx.certify(&event)
+            .map_err(|e| dp_core::DpError::Invalid(format!("{e:#}")))
+    }
+
+    /// The event of releasing one honest run's validation score at noise `z` (`None`: free).
+    fn score_event(
+        &self,
+        ctx: &Context<'_>,
+        n: usize,
+        schedule: (f64, usize),
+        z: f64,
+    ) -> dp_core::Result<Option<dp_core::accounting::Event>> {
+        let eps = self.run_epsilon(ctx, n, schedule, z)?;
+        Ok(ctx.selection.score_event(eps))
+    }
+
     /// Honest tuning's procedure at noise `z`: K ~ Poisson runs, each with a learning rate
     /// drawn from the candidates, the best by `score` released.
-    fn tuned<S: Fn(&[f64]) -> f64 + Send + Sync>(
+    fn tuned<S: Fn(&[f64], u64) -> f64 + Send + Sync>(
         &self,
         n: usize,
         (q, steps): (f64, usize),
@@ -324,7 +359,8 @@ impl DpsgdConfig {
             .run_with(n, q, steps, lr, z)
         };
         let indices: Vec<f64> = (0..grid.len()).map(|i| i as f64).collect();
-        let score = |theta: &[f64]| test_accuracy(ctx, theta);
+        let tests = TestScores::new(ctx);
+        let score = |theta: &[f64], _: u64| tests.score(ctx, theta);
         let train = self.training_data(ctx);
         let (theta, sel) = best_of(build, &indices, &train, cell.seed, score)?;
         let chosen = sel.chosen.map(|i| grid[i as usize]);
@@ -335,6 +371,7 @@ impl DpsgdConfig {
             runs: sel.runs,
             chosen: Some(chosen.map(|(c, b, lr)| grid_label(c, b, lr))),
             chosen_lr: chosen.map(|c| c.2),
+            test_scores: tests.paired(&sel.scores),
             scores: sel.scores,
             iterations: steps,
         };
@@ -391,19 +428,24 @@ impl Method for DpsgdConfig {
         let n = ctx.train.n();
         let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
         let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
-        let score = |theta: &[f64]| test_accuracy(ctx, theta);
         let train = self.training_data(ctx);
         let run = |lr: f64, z: f64| self.run_with(n, q, steps, lr, z);
         let z = self.z_for(ctx, n, (q, steps), target, self.tuning)?;
+        let tests = TestScores::new(ctx);
         let (theta, selected, event) = match self.tuning {
             Tuning::Dishonest => {
                 let lrs = log_grid(self.lr_min, self.lr_max, self.grid_size as usize);
+                let score = |theta: &[f64], _: u64| tests.score(ctx, theta);
                 let (theta, sel) = best_of(|lr| run(lr, z), &lrs, &train, cell.seed, score)?;
                 // The released run's own ε: dishonest tuning does not pay for the selection.
                 (theta, sel, run(self.lr_min, z)?.event())
             }
             Tuning::Honest => {
-                let mech = self.tuned(n, (q, steps), z, score)?;
+                let run_eps = self.run_epsilon(ctx, n, (q, steps), z)?;
+                let score = |theta: &[f64], seed: u64| ctx.selection_score(theta, run_eps, seed);
+                let mech = self
+                    .tuned(n, (q, steps), z, score)?
+                    .paying_for_scores(ctx.selection.score_event(run_eps));
                 let (theta, sel) = mech.fit(&train, cell.seed)?;
                 (theta, sel, mech.event())
             }
@@ -413,6 +455,7 @@ impl Method for DpsgdConfig {
             runs: selected.runs,
             chosen: None,
             chosen_lr: selected.chosen,
+            test_scores: tests.paired(&selected.scores),
             scores: selected.scores,
             iterations: steps,
         };
@@ -494,10 +537,50 @@ pub struct DpsgdDetails {
     pub chosen: Option<Option<String>>,
     /// The released run's learning rate (`None` when K = 0).
     pub chosen_lr: Option<f64>,
-    /// `[candidate, test accuracy]` of every run.
+    /// `[candidate, score]` of every run: what selection read (the test accuracy under the
+    /// papers' protocol; the validation score, released privately under honest tuning,
+    /// with validation rows).
     pub scores: Vec<(f64, f64)>,
+    /// Dishonest tuning with validation rows: `[candidate, test accuracy]` of every run, which
+    /// the summary reports for the candidate chosen by its validation scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_scores: Option<Vec<(f64, f64)>>,
     /// Steps T of each run.
     pub iterations: usize,
+}
+
+/// The test accuracies of a dishonest grid's candidates, kept beside their validation scores
+/// (when the config has validation rows) for the summary to report the chosen one's: the
+/// choice reads the validation scores alone.
+struct TestScores(Option<std::cell::RefCell<Vec<f64>>>);
+
+impl TestScores {
+    fn new(ctx: &Context<'_>) -> Self {
+        Self(ctx.valid.map(|_| Default::default()))
+    }
+
+    /// The free selection score of θ, noting its test accuracy when there are validation rows.
+    fn score(&self, ctx: &Context<'_>, theta: &[f64]) -> f64 {
+        if let Some(t) = &self.0 {
+            t.borrow_mut().push(test_accuracy(ctx, theta));
+        }
+        ctx.free_selection_score(theta)
+    }
+
+    /// `[candidate, test accuracy]` in the order of `scores`.
+    fn paired(&self, scores: &[(f64, f64)]) -> Option<Vec<(f64, f64)>> {
+        let t = self.0.as_ref()?.borrow();
+        if t.is_empty() {
+            return None;
+        }
+        Some(
+            scores
+                .iter()
+                .zip(t.iter())
+                .map(|(&(v, _), &a)| (v, a))
+                .collect(),
+        )
+    }
 }
 
 /// A grid point in words (no commas: it goes into CSV files).

@@ -150,14 +150,15 @@ pub fn select_best<V: Copy, T, E>(
 }
 
 /// Runs `build(v)` for each value (run i seeded with `derive_seed(seed, i, v)`), scores each
-/// output and returns the best θ ([`select_best`]: the last of equal scores) with every score;
-/// θ₀ = 0 of dimension d when `values` is empty.
+/// output (`score(θ, run seed)`: a private score draws its noise from the run's seed) and
+/// returns the best θ ([`select_best`]: the last of equal scores) with every score; θ₀ = 0 of
+/// dimension d when `values` is empty.
 pub fn best_of<M: Mechanism>(
     build: impl Fn(f64) -> Result<M>,
     values: &[f64],
     data: &GlmData<'_>,
     seed: u64,
-    score: impl Fn(&[f64]) -> f64,
+    score: impl Fn(&[f64], u64) -> f64,
 ) -> Result<(Vec<f64>, Selected<M::Report>)> {
     let tuned = select_best(values, |i, v| {
         // Each run gets its own stream, so a run does not depend on how many ran before.
@@ -167,7 +168,7 @@ pub fn best_of<M: Mechanism>(
             &v.to_bits().to_le_bytes(),
         ]);
         let (theta, report) = build(v)?.fit(data, run_seed)?;
-        Ok((score(&theta), (theta, report)))
+        Ok((score(&theta, run_seed), (theta, report)))
     })?;
     let scores = tuned.scores;
     Ok(match tuned.best {
@@ -246,7 +247,7 @@ impl<M, B, S> RepeatAndSelect<M, B, S>
 where
     M: Mechanism,
     B: Fn(f64) -> Result<M> + Send + Sync,
-    S: Fn(&[f64]) -> f64 + Send + Sync,
+    S: Fn(&[f64], u64) -> f64 + Send + Sync,
 {
     /// Checks the candidates and that every candidate has the same privacy event (the base
     /// mechanism's privacy must not depend on the tuned hyperparameter).
@@ -277,13 +278,23 @@ where
     pub fn base_event(&self) -> &Event {
         &self.base
     }
+
+    /// The same procedure whose runs also release their scores by a mechanism with event
+    /// `score` (a private score on validation rows): each run's event becomes the run's
+    /// composed with it. `None` leaves a free score (public or test rows) out of the event.
+    pub fn paying_for_scores(mut self, score: Option<Event>) -> Self {
+        if let Some(e) = score {
+            self.base = Event::Composed(vec![self.base, e]);
+        }
+        self
+    }
 }
 
 impl<M, B, S> Mechanism for RepeatAndSelect<M, B, S>
 where
     M: Mechanism,
     B: Fn(f64) -> Result<M> + Send + Sync,
-    S: Fn(&[f64]) -> f64 + Send + Sync,
+    S: Fn(&[f64], u64) -> f64 + Send + Sync,
 {
     type Report = Selected<M::Report>;
 

@@ -69,19 +69,27 @@ fn the_event_charges_for_selection_and_needs_one_base_event() {
         sel,
         Candidates::LogUniform { lo: 1e-3, hi: 1e-1 },
         |lr| sgd(lr, 1.0),
-        |_: &[f64]| 0.0,
+        |_: &[f64], _: u64| 0.0,
     )
     .unwrap();
     assert_eq!(
         t.event(),
         sgd(0.01, 1.0).unwrap().event().repeat_and_select(sel)
     );
+    // A paid score is part of every run's event; a free one is not.
+    let score = Event::EpsilonDelta {
+        epsilon: 0.1,
+        delta: 0.0,
+    };
+    let run = sgd(0.01, 1.0).unwrap().event();
+    let paid = Event::Composed(vec![run, score.clone()]).repeat_and_select(sel);
+    assert_eq!(t.paying_for_scores(Some(score)).event(), paid);
     // The noise must not depend on the candidate.
     let r = RepeatAndSelect::new(
         sel,
         Candidates::List(vec![0.5, 1.0]),
         |z| sgd(0.01, z),
-        |_: &[f64]| 0.0,
+        |_: &[f64], _: u64| 0.0,
     );
     assert!(matches!(r, Err(DpError::Invalid(_))));
 }
@@ -90,7 +98,7 @@ fn the_event_charges_for_selection_and_needs_one_base_event() {
 fn releases_the_best_run_and_is_deterministic() {
     let (x, y) = halfspace(400, 4, 0.1, 3);
     let data = GlmData::new(&x, &y).unwrap();
-    let score = |th: &[f64]| 100.0 * crate::learn::accuracy(&x, &y, th);
+    let score = |th: &[f64], _: u64| 100.0 * crate::learn::accuracy(&x, &y, th);
     let t = RepeatAndSelect::new(
         Selection::poisson(4.0).unwrap(),
         Candidates::LogUniform { lo: 1e-4, hi: 1e-1 },
@@ -105,7 +113,7 @@ fn releases_the_best_run_and_is_deterministic() {
         match rep.chosen {
             Some(lr) => {
                 let best = rep.scores.iter().map(|s| s.1).fold(f64::MIN, f64::max);
-                assert_eq!(score(&theta), best);
+                assert_eq!(score(&theta, 0), best);
                 assert!(rep.scores.iter().any(|s| s.0 == lr && s.1 == best));
             }
             None => assert!(rep.runs == 0 && theta.iter().all(|&v| v == 0.0)),
@@ -117,8 +125,8 @@ fn releases_the_best_run_and_is_deterministic() {
 fn ties_release_the_last_best_run() {
     let (x, y) = halfspace(100, 3, 0.1, 4);
     let data = GlmData::new(&x, &y).unwrap();
-    let (_, rep) = best_of(|lr| sgd(lr, 1.0), &[0.1, 0.2, 0.3], &data, 7, |_| 1.0).unwrap();
+    let (_, rep) = best_of(|lr| sgd(lr, 1.0), &[0.1, 0.2, 0.3], &data, 7, |_, _| 1.0).unwrap();
     assert_eq!(rep.chosen, Some(0.3));
-    let (theta, rep) = best_of(|lr| sgd(lr, 1.0), &[], &data, 7, |_| 1.0).unwrap();
+    let (theta, rep) = best_of(|lr| sgd(lr, 1.0), &[], &data, 7, |_, _| 1.0).unwrap();
     assert_eq!((rep.runs, rep.chosen, theta), (0, None, vec![0.0; 3]));
 }

@@ -33,9 +33,7 @@ use dp_core::accounting::event_json;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{
-    Aggregate, CellOutcome, Context, Method, MethodEntry, Protocol, parse_table, test_accuracy,
-};
+use super::{Aggregate, CellOutcome, Context, Method, MethodEntry, Protocol, parse_table};
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
 use crate::methods::dpsgd::Tuning;
@@ -232,11 +230,42 @@ impl Method for External {
     }
 }
 
-/// One scored fit.
+/// One fit: what the learner released (θ, or its predictions on the evaluation rows), its
+/// declared event and its own details.
 struct Fit {
-    accuracy: f64,
+    values: Vec<f64>,
     event: Event,
     details: Value,
+}
+
+impl Fit {
+    /// Accuracy (a fraction) of the released θ or predictions on `rows`, whose predictions
+    /// (if predictions were asked for) start at `offset` of the evaluation rows.
+    fn accuracy_on(&self, output: Output, rows: &dp_data::Dataset, offset: usize) -> f64 {
+        match output {
+            Output::Theta => dp_core::learn::accuracy(&rows.x, &rows.y, &self.values),
+            Output::Predictions => {
+                let right = self.values[offset.min(self.values.len())..]
+                    .iter()
+                    .zip(&rows.y)
+                    .filter(|&(&p, &y)| (p == 1.0) == (y > 0.0))
+                    .count();
+                right as f64 / rows.len().max(1) as f64
+            }
+        }
+    }
+
+    /// Test accuracy in percent (the evaluation rows are the validation rows, if any, then
+    /// the test rows): read once per released model.
+    fn test_accuracy(&self, ctx: &Context<'_>, output: Output) -> f64 {
+        let offset = ctx.valid.map_or(0, |v| v.len());
+        100.0 * self.accuracy_on(output, ctx.test, offset)
+    }
+
+    /// The accuracy (a fraction) on the rows choices read.
+    fn selection_accuracy(&self, ctx: &Context<'_>, output: Output) -> f64 {
+        self.accuracy_on(output, ctx.selection_rows(), 0)
+    }
 }
 
 /// ε our accountants certify for one declared release (the runner certifies the cell's
@@ -319,7 +348,13 @@ impl External {
             debug_assert_eq!(*r, root);
             return Ok(f.clone());
         }
-        let test = (self.cfg.output == Output::Predictions).then_some(&ctx.test.x);
+        // Predictions are asked for on the evaluation rows: the validation rows (if any), then
+        // the test rows; only the validation part is ever scored for a choice.
+        let eval = match ctx.valid {
+            Some(v) => v.clone().concat(ctx.test.clone(), "evaluation")?.x,
+            None => ctx.test.x.clone(),
+        };
+        let test = (self.cfg.output == Output::Predictions).then_some(&eval);
         let f = npy::write_once(&root, ctx.train.x(), ctx.train.y(), test)?;
         *slot = Some((root, f.clone()));
         Ok(f)
@@ -370,7 +405,7 @@ impl External {
             id,
             output,
             len: match output {
-                Some(Output::Predictions) => ctx.test.len(),
+                Some(Output::Predictions) => ctx.test.len() + ctx.valid.map_or(0, |v| v.len()),
                 _ => ctx.train.d(),
             },
             relation: self.cfg.relation.neighbours(),
@@ -397,8 +432,8 @@ impl External {
         }
     }
 
-    /// One fit at (`epsilon`, the config's δ) with `point`, scored on the test rows: the
-    /// accuracy, the declared event and the learner's own details.
+    /// One fit at (`epsilon`, the config's δ) with `point`: what it released, the declared
+    /// event and the learner's own details.
     fn fit(
         &self,
         ctx: &Context<'_>,
@@ -427,19 +462,8 @@ impl External {
         else {
             return Err("expected a fit, got a declaration".into());
         };
-        let accuracy = match self.cfg.output {
-            Output::Theta => test_accuracy(ctx, &values),
-            Output::Predictions => {
-                let right = values
-                    .iter()
-                    .zip(&ctx.test.y)
-                    .filter(|&(&p, &y)| (p == 1.0) == (y > 0.0))
-                    .count();
-                100.0 * right as f64 / values.len().max(1) as f64
-            }
-        };
         Ok(Fit {
-            accuracy,
+            values,
             event,
             details,
         })
@@ -453,13 +477,14 @@ impl External {
         files: &DataFiles,
     ) -> Result<CellOutcome, String> {
         let fit = self.fit(ctx, files, &self.points[0], cell.epsilon, cell.seed)?;
+        let accuracy = fit.test_accuracy(ctx, self.cfg.output);
         let details = FixedDetails {
             relation: event_json::relation_name(self.cfg.relation.neighbours()).to_string(),
             event: event_json::to_json(&fit.event, Some(ctx.train.n() as u64))
                 .unwrap_or(Value::Null),
             learner: (!fit.details.is_null()).then_some(fit.details),
         };
-        outcome(ctx, fit.accuracy, fit.event, cell.epsilon, &details)
+        outcome(ctx, accuracy, fit.event, cell.epsilon, &details)
     }
 
     /// Counts a restart (the next cell starts a new worker) and returns the reason.

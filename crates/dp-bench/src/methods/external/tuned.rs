@@ -176,7 +176,10 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
     let run = tuning
         .calibrate_run_target(
             |e: &Event| ctx.certify(e),
-            |t: Target| Ok(Event::Mixture(declare_all(t.epsilon())?)),
+            |t: Target| {
+                let runs = Event::Mixture(declare_all(t.epsilon())?);
+                Ok(ctx.selection.candidate_event(runs, t.epsilon()))
+            },
             target,
         )
         .map_err(|e| {
@@ -186,9 +189,12 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
             ))
         })?;
     let events = declare_all(run.epsilon())?;
+    let base = ctx
+        .selection
+        .candidate_event(Event::Mixture(events.clone()), run.epsilon());
     Ok(Plan {
         run_epsilon: run.epsilon(),
-        tuned: tuning.event(Event::Mixture(events.clone())),
+        tuned: tuning.event(base),
         events,
         tuning,
     })
@@ -228,11 +234,20 @@ pub fn honest(
                 json_of(&plan.events[i])
             ));
         }
-        Ok((fit.accuracy, ()))
+        let rows = ctx.selection_rows().len();
+        let fraction = fit.selection_accuracy(ctx, m.cfg.output);
+        let score = ctx
+            .selection
+            .release(fraction, rows, plan.run_epsilon, seed);
+        Ok((score, fit))
     })?;
-    // K = 0 (probability e^-μ, about 1e-6 here) releases nothing: θ = 0, which scores 50%
-    // under random tie-breaking, as Iyengar et al.'s honest grids score it.
-    let accuracy = tuned.best.as_ref().map_or(50.0, |b| b.2);
+    // The test rows are read once, for the released run. K = 0 (probability e^-μ, about 1e-6
+    // here) releases nothing: θ = 0, which scores 50% under random tie-breaking, as Iyengar
+    // et al.'s honest grids score it.
+    let accuracy = tuned
+        .best
+        .as_ref()
+        .map_or(50.0, |b| b.3.test_accuracy(ctx, m.cfg.output));
     let details = HonestDetails {
         runs: draws.len(),
         chosen: tuned
@@ -254,6 +269,7 @@ pub fn dishonest(
     files: &DataFiles,
 ) -> Result<CellOutcome, String> {
     let mut scores = Vec::with_capacity(m.points.len());
+    let mut tests = Vec::with_capacity(m.points.len());
     let mut over = Vec::new();
     // The cell's event: the in-budget point whose event certifies the largest ε (what the
     // reported maximum over runs at most spends), NonPrivate when none is in budget.
@@ -264,15 +280,22 @@ pub fn dishonest(
         if eps > cell.epsilon {
             over.push(label(&m.cfg.prior, point));
         } else {
+            // The choice reads the selection rows' exact scores (dishonest: not paid for).
+            let score = 100.0 * fit.selection_accuracy(ctx, m.cfg.output);
+            scores.push((i as f64, score));
+            tests.push((i as f64, fit.test_accuracy(ctx, m.cfg.output)));
             if worst.as_ref().is_none_or(|(w, _)| eps > *w) {
                 worst = Some((eps, fit.event));
             }
-            scores.push((i as f64, fit.accuracy));
         }
     }
-    let best = scores.iter().map(|s| s.1).fold(f64::NAN, f64::max);
+    // The cell's own number: its best point by the scores the choice reads.
+    let best = (0..scores.len())
+        .max_by(|&a, &b| scores[a].1.total_cmp(&scores[b].1))
+        .map_or(f64::NAN, |i| tests[i].1);
     let details = DishonestDetails {
         scores,
+        test_scores: ctx.valid.map(|_| tests),
         over_budget_points: over,
     };
     let event = worst.map_or(Event::NonPrivate, |w| w.1);
@@ -282,8 +305,12 @@ pub fn dishonest(
 /// What a cell of dishonest tuning records.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DishonestDetails {
-    /// `[point index, test accuracy]` of every point within budget.
+    /// `[point index, score]` of every point within budget: what the choice reads (test
+    /// accuracy under the papers' protocol, validation accuracy with validation rows).
     pub scores: Vec<(f64, f64)>,
+    /// With validation rows: `[point index, test accuracy]` of the same points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_scores: Option<Vec<(f64, f64)>>,
     /// The points whose certified ε exceeded the target, in words.
     pub over_budget_points: Vec<String>,
 }

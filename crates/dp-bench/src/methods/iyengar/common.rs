@@ -7,6 +7,9 @@ use anyhow::Context as _;
 use dp_core::accounting::event::Event;
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::iyengar::Calibration;
+use std::sync::Arc;
+
+use dp_core::features::FeatureMatrix;
 use dp_core::learn::{GlmData, Mechanism, accuracy_random_ties, multiclass_accuracy};
 use dp_core::seed::run_seed;
 use serde::{Deserialize, Serialize};
@@ -224,11 +227,13 @@ impl<G: Grid> GridMethod<G> {
     }
 }
 
-/// One point of a cell, scored; a refused release (calibration impossible, solver short of its
+/// One point of a cell, run; a refused release (calibration impossible, solver short of its
 /// gradient target, a row over the bound) releases nothing: θ = 0, which scores 50%.
-pub struct Scored {
-    /// Test accuracy in percent.
-    pub accuracy: f64,
+pub struct Scored<'c> {
+    /// The released model: one θ, or one per class for one-vs-all.
+    pub thetas: Vec<Vec<f64>>,
+    /// The clipped rows it was trained on and is scored on.
+    data: Arc<ClippedData<'c>>,
     /// ε the accountant certifies for what ran (∞: no guarantee).
     pub epsilon: f64,
     /// The event of what ran (`NoOp` when refused).
@@ -237,6 +242,35 @@ pub struct Scored {
     pub noise: f64,
     /// Why the point released nothing, if it did not.
     pub refused: Option<String>,
+}
+
+impl Scored<'_> {
+    /// Accuracy (a fraction) on clipped rows `x` labelled `y` (binary) or `classes`.
+    fn accuracy_on(&self, x: &FeatureMatrix, rows: &dp_data::Dataset) -> anyhow::Result<f64> {
+        Ok(if self.data.classes.is_empty() {
+            accuracy_random_ties(x, &rows.y, &self.thetas[0])
+        } else {
+            let classes = rows
+                .classes
+                .as_deref()
+                .context("one-vs-all needs the rows' classes")?;
+            multiclass_accuracy(x, classes, &self.thetas)
+        })
+    }
+
+    /// Test accuracy in percent: read once for a released model.
+    pub fn test_accuracy(&self, ctx: &Context<'_>) -> anyhow::Result<f64> {
+        Ok(100.0 * self.accuracy_on(&self.data.test_x, ctx.test)?)
+    }
+
+    /// The accuracy (a fraction) on the rows choices read: validation, or test under the
+    /// papers' protocol.
+    pub fn selection_accuracy(&self, ctx: &Context<'_>) -> anyhow::Result<f64> {
+        match (&self.data.valid_x, ctx.valid) {
+            (Some(x), Some(rows)) => self.accuracy_on(x, rows),
+            _ => self.accuracy_on(&self.data.test_x, ctx.test),
+        }
+    }
 }
 
 /// Where a run sits in a dishonest sweep: what its ε-independent part is shared by.
@@ -275,34 +309,35 @@ fn run_on<G: Grid>(
     }
 }
 
-/// Runs point `p` on its clipped rows and scores it on the clipped test rows.
-pub fn run_point<G: Grid>(
+/// Runs point `p` on its clipped rows (scored by the caller, on the rows it may read).
+pub fn run_point<'c, G: Grid>(
     m: &GridMethod<G>,
-    ctx: &Context<'_>,
+    ctx: &Context<'c>,
     p: &G::Point,
     target: Target,
     seed: u64,
     at: Option<SweepAt<'_>>,
-) -> anyhow::Result<Scored> {
+) -> anyhow::Result<Scored<'c>> {
     let data = ctx.clips.get(m.grid.clip(p))?;
     if !data.classes.is_empty() {
-        return run_one_vs_all(m, ctx, &data, p, target, seed, at);
+        return run_one_vs_all(m, ctx, data, p, target, seed, at);
     }
-    let score = |theta: &[f64]| 100.0 * accuracy_random_ties(&data.test_x, &ctx.test.y, theta);
     Ok(match run_on(m, ctx, p, &data.train, target, seed, at, 0) {
         Ok(run) => Scored {
-            accuracy: score(&run.theta),
+            thetas: vec![run.theta],
             epsilon: ctx.certify(&run.event)?,
             event: run.event,
             noise: run.noise,
             refused: None,
+            data,
         },
         Err(e) => Scored {
-            accuracy: score(&vec![0.0; data.train.d()]),
+            thetas: vec![vec![0.0; data.train.d()]],
             epsilon: 0.0,
             event: Event::NoOp,
             noise: f64::NAN,
             refused: Some(e.to_string()),
+            data,
         },
     })
 }
@@ -339,15 +374,15 @@ pub fn point_event<G: Grid>(
 /// One-vs-all: point `p` trained once per class at (ε/K, δ/K) (each class its own seed),
 /// scored by the argmax rule; a class whose release is refused contributes θ = 0.
 #[allow(clippy::too_many_arguments)]
-fn run_one_vs_all<G: Grid>(
+fn run_one_vs_all<'c, G: Grid>(
     m: &GridMethod<G>,
-    ctx: &Context<'_>,
-    data: &ClippedData<'_>,
+    ctx: &Context<'c>,
+    data: Arc<ClippedData<'c>>,
     p: &G::Point,
     target: Target,
     seed: u64,
     at: Option<SweepAt<'_>>,
-) -> anyhow::Result<Scored> {
+) -> anyhow::Result<Scored<'c>> {
     let k = data.classes.len();
     let part = class_target(target, k)?;
     let (mut thetas, mut events) = (Vec::with_capacity(k), Vec::with_capacity(k));
@@ -366,21 +401,17 @@ fn run_one_vs_all<G: Grid>(
             }
         }
     }
-    let classes = ctx
-        .test
-        .classes
-        .as_deref()
-        .context("one-vs-all needs the test rows' classes")?;
     // The certifier takes the smaller of two valid bounds: the accountants on the K-fold
     // composition at δ, and basic composition of each class's certificate at δ/K (the
     // paper's split).
     let event = Event::Composed(events);
     Ok(Scored {
-        accuracy: 100.0 * multiclass_accuracy(&data.test_x, classes, &thetas),
+        thetas,
         epsilon: ctx.certify(&event)?,
         event,
         noise,
         refused,
+        data,
     })
 }
 
@@ -414,19 +445,35 @@ fn dishonest_cell<G: Grid>(
         let seed = run_seed(cell.seed, i);
         scored[i] = Some(run_point(m, ctx, &points[i], target, seed, Some(at))?);
     }
+    let validated = ctx.valid.is_some();
+    let mut valid = Vec::with_capacity(points.len());
     for (i, s) in scored.into_iter().flatten().enumerate() {
+        // Every point is a candidate release of the dishonest reference: each has its test
+        // accuracy, and the choice between them reads the validation scores alone.
+        sweep.acc.push(finite(s.test_accuracy(ctx)?));
+        if validated {
+            valid.push(finite(100.0 * s.selection_accuracy(ctx)?));
+        }
         events.push(s.event);
-        sweep.acc.push(finite(s.accuracy));
         sweep.eps.push(finite(s.epsilon));
         sweep.noise.push(finite(s.noise));
         if let Some(why) = s.refused {
             sweep.refused.insert(i.to_string(), why);
         }
     }
-    // The cell's own numbers: its best point (what this trial alone would report).
+    if validated {
+        sweep.valid = Some(valid);
+    }
+    // The cell's own numbers: its best point by the scores choices read (what this trial
+    // alone would report).
     let acc: Vec<f64> = sweep.acc.iter().map(|a| a.unwrap_or(f64::NAN)).collect();
-    let best = (0..acc.len())
-        .max_by(|&a, &b| acc[a].total_cmp(&acc[b]))
+    let by: Vec<f64> = sweep
+        .selection_scores()
+        .iter()
+        .map(|a| a.unwrap_or(f64::NAN))
+        .collect();
+    let best = (0..by.len())
+        .max_by(|&a, &b| by[a].total_cmp(&by[b]))
         .unwrap_or(0);
     Ok(CellOutcome {
         accuracy: acc.get(best).copied().unwrap_or(f64::NAN),
@@ -443,9 +490,15 @@ impl<G: Grid> GridMethod<G> {
             .iter()
             .map(|c| Sweep::of(c))
             .collect::<anyhow::Result<_>>()?;
-        let len = sweeps.iter().map(|s| s.acc.len()).min().unwrap_or(0);
+        let len = sweeps
+            .iter()
+            .map(|s| s.acc.len().min(s.selection_scores().len()))
+            .min()
+            .unwrap_or(0);
+        // The best mean of the scores choices read: validation scores when the config has
+        // validation rows, the test accuracies under the papers' protocol.
         let mean = |i: usize| -> Option<f64> {
-            let v: Option<Vec<f64>> = sweeps.iter().map(|s| s.acc[i]).collect();
+            let v: Option<Vec<f64>> = sweeps.iter().map(|s| s.selection_scores()[i]).collect();
             v.map(|v| v.iter().sum::<f64>() / v.len() as f64)
         };
         let best = (0..len).filter_map(|i| mean(i).map(|m| (i, m))).fold(

@@ -1,6 +1,8 @@
 //! Honest tuning of an Iyengar et al. grid (Papernot & Steinke 2022; `docs/reference/
 //! iyengar2019.md` §5): the base algorithm Q draws a live grid point uniformly at random and runs
-//! it; Q runs K ~ Poisson(μ) times and the best run by test accuracy is released.
+//! it; Q runs K ~ Poisson(μ) times and the best run by its score on the selection rows (the
+//! validation rows, its score released privately and paid for, or the test rows under the
+//! papers' protocol) is released.
 //!
 //! Privacy: Q's event is the [`Event::Mixture`] of the points' events (RDP at most the worst
 //! point's); dp-core's [`HonestTuning`] makes the tuned procedure's event and, in certified
@@ -56,7 +58,9 @@ fn base_event<G: Grid>(
             point_event(m, &points[i], n, classes, run_target, &ctx.rdp).unwrap_or(Event::NoOp)
         })
         .collect();
-    Event::Mixture(parts)
+    // Each run also releases its score, at a share of the run's training target.
+    ctx.selection
+        .candidate_event(Event::Mixture(parts), run_target.epsilon())
 }
 
 fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
@@ -115,14 +119,23 @@ pub fn cell<G: Grid>(
     let draws = draw_runs(&plan.tuning.selection, &slots, cell.seed)?;
     let k = draws.len();
     let point = |slot: f64| plan.live[slot as usize];
+    let run_eps = plan.run_target.epsilon();
     let tuned = select_best(&draws, |j, slot| {
         let i = point(slot);
         let seed = run_seed(cell.seed, j);
         let s = run_point(m, ctx, &points[i], plan.run_target, seed, None)?;
-        anyhow::Ok((s.accuracy, ()))
+        let rows = ctx.selection_rows().len();
+        let score = ctx
+            .selection
+            .release(s.selection_accuracy(ctx)?, rows, run_eps, seed);
+        anyhow::Ok((score, s))
     })?;
-    // K = 0 releases nothing: θ = 0, which scores 50% under random tie-breaking.
-    let accuracy = tuned.best.as_ref().map_or(50.0, |b| b.2);
+    // The test rows are read once, for the released run. K = 0 releases nothing: θ = 0,
+    // which scores 50% under random tie-breaking.
+    let accuracy = match &tuned.best {
+        Some(b) => b.3.test_accuracy(ctx)?,
+        None => 50.0,
+    };
     let details = HonestDetails {
         runs: k,
         chosen: tuned.best.map(|b| m.grid.label(&points[point(b.1)])),

@@ -25,6 +25,10 @@ pub struct Sweep {
     pub noise: Vec<Option<f64>>,
     /// Points whose calibration was refused, by index, with the reason (they release θ = 0).
     pub refused: BTreeMap<String, String>,
+    /// With validation rows: each point's validation accuracy (%), which the choice of the
+    /// best point reads instead of `acc`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid: Option<Vec<Option<f64>>>,
 }
 
 /// `x` if JSON can hold it.
@@ -46,6 +50,12 @@ impl Sweep {
                 cell.key
             )
         })
+    }
+
+    /// The scores the choice of a point reads: validation accuracies when there are
+    /// validation rows, the test accuracies under the papers' protocol.
+    pub fn selection_scores(&self) -> &[Option<f64>] {
+        self.valid.as_deref().unwrap_or(&self.acc)
     }
 
     /// The ε certified for point `i`'s release: its own, 0 for a refused point (θ = 0 is
@@ -72,6 +82,7 @@ mod tests {
             eps: vec![Some(0.9), None, None],
             noise: vec![Some(2.0), None, None],
             refused: [("2".to_string(), "too small".to_string())].into(),
+            valid: None,
         };
         let v = s.to_details();
         let old = serde_json::json!({
