@@ -29,8 +29,23 @@ pub struct DatasetEntry {
     /// Rows of the distribution's own training set when it has a fixed train/test split (the
     /// first rows train, the rest test), as the papers that use it split it.
     pub fixed_train_rows: Option<usize>,
+    /// Whether encoding a record reads other records (see [`Encoding`]).
+    pub encoding: Encoding,
     /// How the dataset is made.
     pub build: Build,
+}
+
+/// Whether turning a record into a row reads the other records. A learner's certificate
+/// covers the raw records end to end only when it does not: a statistic of the rows (a
+/// column maximum, the categories present, a class count) is a release of its own that no
+/// learner pays for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// Each record is encoded alone, from public facts: the file as distributed, a published
+    /// schema, public bounds, a fixed seed (or the data are generated: no private records).
+    Public,
+    /// The encoding reads the rows, as the papers' scripts do: not end-to-end private (why).
+    ReadsRows(&'static str),
 }
 
 /// How a dataset is made from its raw files, or generated.

@@ -37,7 +37,7 @@ use std::path::PathBuf;
 
 pub use config::{DataConfig, Mirror};
 pub use dataset::{Dataset, Preprocess, Split};
-pub use entry::{Build, DatasetEntry, Sources};
+pub use entry::{Build, DatasetEntry, Encoding, Sources};
 pub use error::{DataError, Result};
 pub use load::DatasetInfo;
 pub use registry::{DatasetId, RawFile};

@@ -52,6 +52,9 @@ pub struct DatasetInfo {
     pub generator: Option<MakeClassification>,
     /// The processed-cache file.
     pub cache_file: PathBuf,
+    /// `null` when encoding a record reads no other record; otherwise what it reads (the
+    /// dataset is then not end-to-end private: [`crate::Encoding`]).
+    pub reads_rows: Option<&'static str>,
 }
 
 /// Generator parameters of a synthetic dataset.
@@ -192,6 +195,10 @@ impl DataConfig {
                 .collect(),
             generator: generator(id),
             cache_file: self.cache_path(id),
+            reads_rows: match id.spec().encoding {
+                crate::Encoding::Public => None,
+                crate::Encoding::ReadsRows(why) => Some(why),
+            },
         })
     }
 }

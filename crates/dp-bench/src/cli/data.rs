@@ -73,6 +73,12 @@ pub fn run(args: DataArgs) -> anyhow::Result<()> {
                     outln!("sha256             {sha}  {file}")?;
                 }
                 outln!("cache              {}", info.cache_file.display())?;
+                match info.reads_rows {
+                    None => outln!("encoding           public facts only (end-to-end private)")?,
+                    Some(why) => {
+                        outln!("encoding           reads the rows, not end-to-end private: {why}")?
+                    }
+                }
             }
             Ok(())
         }

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::entry::{Build, DatasetEntry};
+use crate::entry::{Build, DatasetEntry, Encoding};
 use crate::parse::svmlight;
 use crate::registry::{DatasetId, RawFile};
 
@@ -33,6 +33,7 @@ pub static A1A: DatasetEntry = DatasetEntry {
     raw_dir: "a1a",
     shape: (32_561, N_FEATURES),
     fixed_train_rows: Some(30_956),
+    encoding: Encoding::Public,
     build: Build::Parse {
         parse: |s| {
             let train = svmlight::parse(s.bytes(0), s.name(0), N_FEATURES)?;

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::adult::ADULT_DATA;
-use crate::entry::{Build, DatasetEntry};
+use crate::entry::{Build, DatasetEntry, Encoding};
 use crate::parse::adult_neel;
 use crate::registry::DatasetId;
 
@@ -15,6 +15,9 @@ pub static ADULT_NEEL: DatasetEntry = DatasetEntry {
     raw_dir: "adult",
     shape: (15_682, 23),
     fixed_train_rows: None,
+    encoding: Encoding::ReadsRows(
+        "as many negatives are drawn as the file has positives (a count of the rows), and capital-loss is divided by its maximum over the rows (4,356)",
+    ),
     build: Build::Parse {
         parse: |s| adult_neel::parse(s.bytes(0)),
         recipe: || json!({"balance_seed": adult_neel::NEEL_SEED}),

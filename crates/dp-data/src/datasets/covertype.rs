@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::entry::{Build, DatasetEntry};
+use crate::entry::{Build, DatasetEntry, Encoding};
 use crate::parse::covertype::{self, CovertypeLayout};
 use crate::registry::{DatasetId, RawFile};
 
@@ -24,6 +24,9 @@ pub static COVERTYPE: DatasetEntry = DatasetEntry {
     raw_dir: "covertype",
     shape: (581_012, covertype::N_FEATURES),
     fixed_train_rows: None,
+    encoding: Encoding::ReadsRows(
+        "the quantitative columns are divided by their maximum over the rows",
+    ),
     build: Build::Parse {
         parse: |s| covertype::parse(&s.gunzip(0)?, &CovertypeLayout::default()),
         recipe: || json!(CovertypeLayout::default()),

@@ -1,6 +1,6 @@
 //! NIPS 2003 Gisette (UCI), training part.
 
-use crate::entry::{Build, DatasetEntry, no_recipe};
+use crate::entry::{Build, DatasetEntry, Encoding, no_recipe};
 use crate::parse::gisette;
 use crate::registry::{DatasetId, RawFile};
 
@@ -27,6 +27,7 @@ pub static GISETTE: DatasetEntry = DatasetEntry {
     raw_dir: "gisette",
     shape: (6_000, 5_000),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Parse {
         parse: |s| gisette::parse(s.bytes(0), s.bytes(1)),
         recipe: no_recipe,

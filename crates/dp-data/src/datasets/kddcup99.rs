@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::entry::{Build, DatasetEntry};
+use crate::entry::{Build, DatasetEntry, Encoding};
 use crate::parse::kddcup::{self, KddSample};
 use crate::registry::{DatasetId, RawFile};
 
@@ -21,6 +21,9 @@ pub static KDDCUP99: DatasetEntry = DatasetEntry {
     // 38 numeric columns + the 75 categories the seeded sample hits.
     shape: (70_000, 113),
     fixed_train_rows: None,
+    encoding: Encoding::ReadsRows(
+        "its 70,000 rows are drawn with replacement (a record can appear several times) and the one-hot categories are those present in the sample",
+    ),
     build: Build::Parse {
         parse: |s| kddcup::parse(&s.gunzip(0)?, &KddSample::default()),
         recipe: || json!(KddSample::default()),

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::dataset::Dataset;
-use crate::entry::{Build, DatasetEntry, Sources};
+use crate::entry::{Build, DatasetEntry, Encoding, Sources};
 use crate::error::Result;
 use crate::parse::idx::{self, MnistLayout};
 use crate::registry::{DatasetId, RawFile};
@@ -51,6 +51,7 @@ pub static MNIST: DatasetEntry = DatasetEntry {
     raw_dir: "mnist",
     shape: (65_000, 784),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Parse {
         parse: |s| parse(s, &MnistLayout::default()),
         recipe: || json!(MnistLayout::default()),
@@ -65,6 +66,7 @@ pub static MNIST_FULL: DatasetEntry = DatasetEntry {
     raw_dir: "mnist",
     shape: (70_000, 784),
     fixed_train_rows: Some(60_000),
+    encoding: Encoding::Public,
     build: Build::Parse {
         parse: |s| parse(s, &full()),
         recipe: || json!(full()),

@@ -26,6 +26,7 @@ pub mod synthetic;
 pub static DATASETS: &[DatasetId] = &[
     DatasetId::of(&adult::ADULT),
     DatasetId::of(&adult::ADULT_IYENGAR),
+    DatasetId::of(&adult::ADULT_PUBLIC),
     DatasetId::of(&adult_neel::ADULT_NEEL),
     DatasetId::of(&gisette::GISETTE),
     DatasetId::of(&rcv1::RCV1),
@@ -91,6 +92,7 @@ mod tests {
     fn variants_share_their_sources_raw_files() {
         for (variant, source) in [
             (DatasetId::AdultIyengar, DatasetId::Adult),
+            (DatasetId::AdultPublic, DatasetId::Adult),
             (DatasetId::RealSimIyengar, DatasetId::RealSim),
             (DatasetId::MnistFull, DatasetId::Mnist),
         ] {

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::entry::{Build, DatasetEntry};
+use crate::entry::{Build, DatasetEntry, Encoding};
 use crate::parse::rcv1::{self, Rcv1Subset};
 use crate::registry::{DatasetId, RawFile};
 
@@ -61,6 +61,7 @@ pub static RCV1: DatasetEntry = DatasetEntry {
     raw_dir: "rcv1",
     shape: (50_000, rcv1::N_FEATURES),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Parse {
         // Streamed: the vector files decompress to gigabytes and only the subset is kept.
         parse: |s| {

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::dataset::{Dataset, IYENGAR_SEED};
-use crate::entry::{Build, DatasetEntry, Sources};
+use crate::entry::{Build, DatasetEntry, Encoding, Sources};
 use crate::error::Result;
 use crate::parse::realsim::{self, Values};
 use crate::registry::{DatasetId, RawFile};
@@ -32,6 +32,7 @@ pub static REAL_SIM: DatasetEntry = DatasetEntry {
     raw_dir: "real-sim",
     shape: (realsim::N_ROWS, realsim::N_FEATURES),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Parse {
         parse: |s| parse(s, Values::File),
         recipe: || json!(Values::File),
@@ -46,6 +47,7 @@ pub static REAL_SIM_IYENGAR: DatasetEntry = DatasetEntry {
     raw_dir: "real-sim",
     shape: (realsim::N_ROWS, realsim::N_FEATURES),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Parse {
         parse: |s| parse(s, IYENGAR_VALUES),
         recipe: || json!(IYENGAR_VALUES),

@@ -1,6 +1,6 @@
 //! Iyengar et al.'s `make_classification` datasets (parameters in [`crate::synthetic`]).
 
-use crate::entry::{Build, DatasetEntry};
+use crate::entry::{Build, DatasetEntry, Encoding};
 use crate::registry::DatasetId;
 use crate::synthetic::MakeClassification;
 
@@ -12,6 +12,7 @@ pub static SYNTHETIC_L: DatasetEntry = DatasetEntry {
     raw_dir: "synthetic-l",
     shape: (10_000, 40),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Generate(MakeClassification::synthetic_l),
 };
 
@@ -23,6 +24,7 @@ pub static SYNTHETIC_H: DatasetEntry = DatasetEntry {
     raw_dir: "synthetic-h",
     shape: (5_000, 5_000),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Generate(MakeClassification::synthetic_h),
 };
 
@@ -34,6 +36,7 @@ pub static SYNTHETIC_H_2000: DatasetEntry = DatasetEntry {
     raw_dir: "synthetic-h-2000",
     shape: (2_000, 2_000),
     fixed_train_rows: None,
+    encoding: Encoding::Public,
     build: Build::Generate(MakeClassification::synthetic_h_2000),
 };
 

@@ -88,7 +88,7 @@ pub enum Records {
 }
 
 /// `+1` for `>50K` (with or without `adult.test`'s trailing `.`), `−1` for `<=50K`.
-fn label(v: &str, file: &str) -> Result<f64> {
+pub(crate) fn label(v: &str, file: &str) -> Result<f64> {
     match v.strip_suffix('.').unwrap_or(v) {
         ">50K" => Ok(1.0),
         "<=50K" => Ok(-1.0),

@@ -3,6 +3,7 @@
 
 pub mod adult;
 pub mod adult_neel;
+pub mod adult_public;
 pub mod covertype;
 pub mod gisette;
 pub mod idx;

@@ -25,13 +25,7 @@ use load::Role;
 pub const SPEC: PaperSpec = PaperSpec {
     id: "benchmark",
     title: "Benchmark: every learner under one honest protocol",
-    configs: &[
-        "adult-iyengar",
-        "kddcup99",
-        "synthetic-l",
-        "a1a",
-        "adult-external",
-    ],
+    configs: &["adult", "kddcup99", "synthetic-l", "a1a", "adult-external"],
     figures,
 };
 
