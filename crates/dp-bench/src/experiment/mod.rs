@@ -24,3 +24,6 @@ pub mod shard;
 pub mod store;
 pub mod study;
 pub mod summary;
+#[cfg(test)]
+pub(crate) mod test_runs;
+pub mod verified;
