@@ -4,7 +4,7 @@
 //! hand, or stale) stops the reader with an error naming it; a folder without cells is not a
 //! result, whatever summary it holds.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::config::Config;
 use super::record::CellRecord;
@@ -77,7 +77,7 @@ pub fn summary_rows(dir: &Path) -> anyhow::Result<Vec<SummaryRow>> {
 }
 
 /// Why `path` is refused: its first line that differs from the recomputed text.
-fn mismatch(path: &PathBuf, found: &str, want: &str, dir: &Path) -> String {
+fn mismatch(path: &Path, found: &str, want: &str, dir: &Path) -> String {
     let (mut f, mut w) = (found.lines(), want.lines());
     let mut line = 1;
     let detail = loop {
@@ -104,6 +104,7 @@ fn mismatch(path: &PathBuf, found: &str, want: &str, dir: &Path) -> String {
 mod tests {
     use super::*;
     use crate::experiment::test_runs::{FakeCell, fake_run};
+    use std::path::PathBuf;
 
     const CONFIG: &str = "seed = 1\ntrials = 3\nepsilons = [0.5, 1.0]\ndelta = 1e-6\n\n\
                           [dataset]\nname = \"synthetic-l\"\n\n[methods.alg1]\nkind = \"alg1\"\n";
