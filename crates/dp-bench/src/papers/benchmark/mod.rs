@@ -97,7 +97,9 @@ fn cd_figure(
 ) -> anyhow::Result<Result<Vec<std::path::PathBuf>, String>> {
     let (Some(f), Some(cd)) = (view.friedman, view.cd) else {
         return Ok(Err(format!(
-            "benchmark {stem}.png skipped: the CD diagram needs at least two {what} with a              common cell and two learners ranked on all of them (found {} dataset(s), {} such              learner(s))",
+            "benchmark {stem}.png skipped: the CD diagram needs at least two {what} with a \
+             common cell and two learners ranked on all of them (found {} dataset(s), {} such \
+             learner(s))",
             view.runs.len(),
             view.learners.len()
         )));
