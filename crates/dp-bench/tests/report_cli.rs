@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{FLOOR, assert_success, config_head, dp_bench, stderr};
+use common::{FLOOR, assert_success, config_head, dp_bench, fake_grid_run, redberg_config, stderr};
 
 fn config() -> String {
     config_head("own", 5, 2, "[1.0]") + "\n[methods.alg1]\nkind = \"alg1\"\n\n" + FLOOR
@@ -87,30 +87,17 @@ fn the_page_holds_figures_tables_runs_and_provenance() {
     assert!(stderr(&out).contains("does not exist"));
 }
 
-/// A summary of Redberg et al.'s Adult grid under `results/redberg2023/adult/`, written by
-/// dpbench's own writer, with a config copy so the run is listed.
-fn adult_summary(results: &Path, methods: &[&str], chosen: Option<&str>) {
-    use dp_bench::experiment::summary::{SummaryRow, write};
+/// Redberg et al.'s Adult grid under `results/redberg2023/adult/`, written as a run writes it
+/// (config copy, checksummed cells, summary) by [`fake_grid_run`].
+fn adult_run(results: &Path, methods: &[&str]) {
     let dir = results.join("redberg2023").join("adult");
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut rows = Vec::new();
-    for (i, m) in methods.iter().enumerate() {
-        for eps in [0.1, 1.0] {
-            rows.push(SummaryRow {
-                method: m.to_string(),
-                epsilon: eps,
-                mean_accuracy: 80.0 + i as f64 + eps,
-                ci95: 0.5,
-                trials: 2,
-                chosen_lr: f64::NAN,
-                std: 0.4,
-                chosen: chosen.map(String::from),
-                epsilon_certified: eps,
-            });
-        }
-    }
-    write(&dir, &rows).unwrap();
-    std::fs::write(dir.join("config.toml"), "experiment = \"adult\"\n").unwrap();
+    fake_grid_run(
+        &dir,
+        &redberg_config(methods, "[0.1, 1.0]", 2),
+        |m, eps, t| {
+            80.0 + methods.iter().position(|x| *x == m).unwrap() as f64 + eps + 0.1 * f64::from(t)
+        },
+    );
 }
 
 fn report(results: &Path, out: &Path) -> Output {
@@ -126,7 +113,7 @@ fn report(results: &Path, out: &Path) -> Output {
 fn a_report_holds_only_this_runs_results_and_never_clobbers_other_files() {
     let dir = tempfile::tempdir().unwrap();
     let (full, empty) = (dir.path().join("R"), dir.path().join("EMPTY"));
-    adult_summary(&full, &["alg1", "dpsgd_dishonest"], None);
+    adult_run(&full, &["alg1", "dpsgd_dishonest"]);
     std::fs::create_dir_all(&empty).unwrap();
     let rep = dir.path().join("rep");
     let fig2 = rep.join("figures/redberg2023/fig2.svg");
@@ -170,34 +157,61 @@ fn a_report_holds_only_this_runs_results_and_never_clobbers_other_files() {
     assert_eq!(names, ["EMPTY", "R", "mine", "rep"]);
 }
 
+/// A summary is a derived output: the page shows it as recomputed from the cells, so a
+/// hand-edited summary.md never reaches it, and a summary.csv that differs from the cells (or
+/// one without cells, whatever it holds) gets a note and is not copied.
 #[test]
-fn odd_method_names_in_results_keep_their_columns_and_stay_text() {
+fn a_forged_summary_never_reaches_the_report() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
-    let odd = "x,<script>|y\"z";
-    adult_summary(&results, &["alg1", odd], Some("lr=0.1, clip=1"));
-    let summary = std::fs::read_to_string(results.join("redberg2023/adult/summary.csv")).unwrap();
-    assert!(
-        summary.contains("\nalg1,0.1,"),
-        "plain names stay bare: {summary}"
-    );
-    assert!(
-        summary.contains("\n\"x,<script>|y\"\"z\",0.1,"),
-        "{summary}"
-    );
+    adult_run(&results, &["alg1", "dpsgd_dishonest"]);
+    let run = results.join("redberg2023/adult");
+    std::fs::write(
+        run.join("summary.md"),
+        "| ε | alg1 |\n|---|---|\n| 1 | 99.99 ± 0.01 |\n",
+    )
+    .unwrap();
     let rep = dir.path().join("rep");
     let out = report(&results, &rep);
     assert_success(&out);
     let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
-    assert!(!html.contains("<script"), "names are escaped");
+    assert!(!html.contains("99.99"), "summary.md is not read");
+    // alg1 at ε = 1: trials 81.0 and 81.1.
+    assert!(html.contains("81.05 ± 0.10"), "the summary from the cells");
+
+    let csv = run.join("summary.csv");
+    let honest = std::fs::read_to_string(&csv).unwrap();
+    let forged = honest.replacen("alg1,1,81.0500", "alg1,1,99.9900", 1);
+    assert_ne!(forged, honest, "{honest}");
+    std::fs::write(&csv, &forged).unwrap();
+    let out = report(&results, &rep);
+    assert_success(&out);
+    let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
     assert!(
-        html.contains(
-            "<thead><tr><th>ε</th><th>alg1</th><th>x,&lt;script&gt;|y&quot;z</th></tr></thead>"
-        ),
-        "one column per method"
+        html.contains("summary.csv does not match the cells"),
+        "the note"
     );
+    assert!(!html.contains("<td>99.99"), "no forged value in a table");
+    assert!(!rep.join("runs/redberg2023/adult/summary.csv").exists());
     assert!(
-        html.contains("id=\"figures-redberg2023-fig2\""),
-        "Figure 2 drawn"
+        !html.contains("id=\"figures-redberg2023-fig2\""),
+        "no Figure 2 from it"
     );
+
+    // Another folder with a config and a summary but no cells.
+    std::fs::write(&csv, &honest).unwrap();
+    let bare = results.join("own");
+    std::fs::create_dir_all(&bare).unwrap();
+    std::fs::write(bare.join("config.toml"), config()).unwrap();
+    std::fs::write(bare.join("summary.csv"), &honest).unwrap();
+    std::fs::write(
+        bare.join("summary.md"),
+        "| ε | alg1 |\n|---|---|\n| 1 | 99.99 |\n",
+    )
+    .unwrap();
+    let out = report(&results, &rep);
+    assert_success(&out);
+    let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
+    assert!(html.contains("no cells: not a result"), "{html}");
+    assert!(!html.contains("99.99"));
 }

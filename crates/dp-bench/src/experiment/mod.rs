@@ -26,3 +26,6 @@ pub mod shard;
 pub mod store;
 pub mod study;
 pub mod summary;
+#[cfg(test)]
+pub(crate) mod test_runs;
+pub mod verified;

@@ -13,6 +13,11 @@ use crate::figures::csv::Table;
 use crate::quoting::field as csv_field;
 use crate::quoting::md_cell;
 
+/// The summary table of a run folder.
+pub const CSV_FILE: &str = "summary.csv";
+/// The same as a Markdown table.
+pub const MD_FILE: &str = "summary.md";
+
 /// One row of `summary.csv`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaryRow {
@@ -109,9 +114,18 @@ pub fn summarize(cfg: &Config, rows: &[CellRecord]) -> anyhow::Result<Vec<Summar
 
 /// Reads a `summary.csv` as [`write()`] writes it, every column typed; a file from before the
 /// `std`, `chosen` and `epsilon_certified` columns reads them as NaN, none and NaN. The
-/// learning-rate column was never written: `chosen_lr` is NaN.
+/// learning-rate column was never written: `chosen_lr` is NaN. Figures, the leaderboard and
+/// the report do not read it: they recompute it from the cells
+/// ([`super::verified::summary_rows`]).
 pub fn read(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
-    let t = Table::read(path)?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parses the text of a `summary.csv` ([`read`]); `origin` names it in errors.
+pub fn parse(text: &str, origin: &str) -> anyhow::Result<Vec<SummaryRow>> {
+    let t = Table::parse(text, origin)?;
     (0..t.rows.len())
         .map(|i| {
             let chosen = t.text(i, "chosen").unwrap_or("");
@@ -128,11 +142,19 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()
-        .with_context(|| format!("cannot parse {}", path.display()))
+        .with_context(|| format!("cannot parse {origin}"))
 }
 
 /// Writes `summary.csv` and `summary.md` atomically.
 pub fn write(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<()> {
+    write_text_atomic(&dir.join(CSV_FILE), &csv_text(rows))?;
+    let md = markdown_table(rows);
+    write_text_atomic(&dir.join(MD_FILE), &md)
+}
+
+/// The text of `summary.csv` for `rows`, exactly as [`write()`] writes it (its rounding is
+/// what every reader sees, so a recomputed summary is compared and read through it).
+pub fn csv_text(rows: &[SummaryRow]) -> String {
     let mut csv =
         String::from("method,epsilon,mean_accuracy,ci95,trials,std,chosen,epsilon_certified\n");
     for r in rows {
@@ -148,9 +170,7 @@ pub fn write(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<()> {
             r.epsilon_certified
         ));
     }
-    write_text_atomic(&dir.join("summary.csv"), &csv)?;
-    let md = markdown_table(rows);
-    write_text_atomic(&dir.join("summary.md"), &md)
+    csv
 }
 
 /// The summary as a Markdown table: one row per ε, one column per method, "mean ± ci95"
@@ -195,6 +215,33 @@ pub fn markdown_table(rows: &[SummaryRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Odd method names stay one field: quoted as RFC 4180 says, read back whole.
+    #[test]
+    fn summary_csv_text_quotes_odd_names_and_parses_back() {
+        let row = |method: &str| SummaryRow {
+            method: method.into(),
+            epsilon: 0.1,
+            mean_accuracy: 80.0,
+            ci95: 0.5,
+            trials: 2,
+            chosen_lr: f64::NAN,
+            std: 0.4,
+            chosen: Some("lr=0.1, clip=1".into()),
+            epsilon_certified: 0.1,
+        };
+        let odd = "x,<script>|y\"z";
+        let text = csv_text(&[row("alg1"), row(odd)]);
+        assert!(
+            text.contains("\nalg1,0.1,"),
+            "plain names stay bare: {text}"
+        );
+        assert!(text.contains("\n\"x,<script>|y\"\"z\",0.1,"), "{text}");
+        let back = parse(&text, "test").unwrap();
+        assert_eq!(back[1].method, odd);
+        assert_eq!(back[1].chosen.as_deref(), Some("lr=0.1, clip=1"));
+        assert_eq!(csv_text(&back), text, "text → rows → text is the identity");
+    }
 
     #[test]
     fn ci_matches_hand_computation() {

@@ -112,18 +112,22 @@ impl Table {
     pub fn read(path: &Path) -> anyhow::Result<Table> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let mut records = records(&text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        Table::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses CSV `text` as [`Table::read`] does; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> anyhow::Result<Table> {
+        let mut records = records(text)
+            .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?
             .into_iter();
         let columns = records
             .next()
-            .with_context(|| format!("{} is empty", path.display()))?;
+            .with_context(|| format!("{origin} is empty"))?;
         let mut rows = Vec::new();
         for (i, row) in records.enumerate() {
             if row.len() != columns.len() {
                 bail!(
-                    "{} record {}: {} fields, expected {}",
-                    path.display(),
+                    "{origin} record {}: {} fields, expected {}",
                     i + 2,
                     row.len(),
                     columns.len()

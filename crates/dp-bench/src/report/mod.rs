@@ -1,7 +1,8 @@
 //! `dp-bench report [RESULTS…] --out report/`: one static HTML page (no server, no network, no
 //! script) with every paper's figures inlined as SVG, its tables (ours beside the paper's
-//! values), and every run found under the results folders: summary, config, provenance and
-//! links to its CSV files, copied next to the page so the folder can be moved or published.
+//! values), and every run found under the results folders: summary (recomputed from the run's
+//! checksummed cells), config, provenance and links to its CSV files, copied next to the page
+//! so the folder can be moved or published.
 
 pub mod folder;
 pub mod html;
@@ -17,6 +18,7 @@ use anyhow::Context;
 use self::html::{escape, inline_svg, markdown, page};
 use self::provenance::Provenance;
 use crate::experiment::shard::SHARDS_DIR;
+use crate::experiment::{summary, verified};
 use crate::figures::Outcome;
 use crate::files::write_text_atomic;
 use crate::papers::PAPERS;
@@ -303,12 +305,25 @@ fn run_article(
             escape(missing_provenance(dir))
         ));
     }
-    if let Ok(md) = std::fs::read_to_string(dir.join("summary.md")) {
-        body.push_str(&markdown(&md));
+    // A grid run's summary is shown as recomputed from its checksummed cells, never from
+    // summary.md or summary.csv (derived files anyone can edit); one that differs from the
+    // cells, or a folder without cells, gets a note instead, and its summary.csv is not copied.
+    let verified = is_grid_run(dir).then(|| verified::load(dir));
+    match &verified {
+        Some(Ok(v)) => body.push_str(&markdown(&summary::markdown_table(&v.rows))),
+        Some(Err(e)) => writeln!(
+            body,
+            "<p class=\"note\">summary not shown: {}</p>",
+            escape(&format!("{e:#}"))
+        )?,
+        None => {}
     }
     let mut links = String::new();
     for csv in files_with(dir, "csv") {
         let file = csv.file_name().unwrap_or_default();
+        if file == summary::CSV_FILE && matches!(verified, Some(Err(_))) {
+            continue;
+        }
         let to = copy_dir.join(file);
         std::fs::copy(&csv, &to)
             .with_context(|| format!("cannot copy {} to {}", csv.display(), to.display()))?;
@@ -333,6 +348,17 @@ fn run_article(
     }
     body.push_str("</article>\n");
     Ok(())
+}
+
+/// Whether `dir` holds a grid run: its config copy declares no other kind of study (a
+/// sequential study's folder has no cells to summarise).
+fn is_grid_run(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join("config.toml")) else {
+        return false;
+    };
+    text.parse::<toml::Table>()
+        .map(|t| t.get("study").is_none_or(|s| s.as_str() == Some("grid")))
+        .unwrap_or(false)
 }
 
 fn dataset_line(d: &serde_json::Value) -> String {

@@ -87,3 +87,65 @@ pub fn config_head(experiment: &str, seed: u64, trials: u32, epsilons: &str) -> 
 
 /// The cheapest method: a constant predictor.
 pub const FLOOR: &str = "[methods.floor]\nkind = \"constant\"\n";
+
+/// Writes a finished grid run into `dir` as a run writes it (config copy, checksummed cells,
+/// summary), without running anything: `cell(method, ε, trial)` is each cell's accuracy, its
+/// certified ε is its target, and a method named `*dishonest*` records two candidates' scores
+/// (the second 3 points lower) as dishonest DP-SGD does.
+pub fn fake_grid_run(dir: &Path, config: &str, cell: impl Fn(&str, f64, u32) -> f64) {
+    use dp_bench::experiment::config::Config;
+    use dp_bench::experiment::grid::expand;
+    use dp_bench::experiment::store::{CellRecord, LOCK_FILE, Store};
+    use dp_bench::experiment::summary;
+    std::fs::create_dir_all(dir).unwrap();
+    // A run's folder holds dp-bench's marker from its start.
+    std::fs::write(dir.join(LOCK_FILE), "").unwrap();
+    std::fs::write(dir.join("config.toml"), config).unwrap();
+    let cfg = Config::load(&dir.join("config.toml")).unwrap();
+    let mut store = Store::open(dir).unwrap();
+    for c in expand(&cfg) {
+        let a = cell(&c.method, c.epsilon, c.trial);
+        let details = if c.method.contains("dishonest") {
+            serde_json::json!({"scores": [[0.1, a], [0.01, a - 3.0]]})
+        } else {
+            serde_json::json!({})
+        };
+        store
+            .append(CellRecord {
+                method: c.method.clone(),
+                kind: cfg.methods[&c.method].kind.into(),
+                epsilon: c.epsilon,
+                delta: cfg.delta,
+                trial: c.trial,
+                seed: c.seed,
+                accuracy: a,
+                details,
+                epsilon_accounted: c.epsilon,
+                wall_ms: 1.0,
+                key: c.key(),
+            })
+            .unwrap();
+    }
+    store.compact().unwrap();
+    summary::write(dir, &summary::summarize(&cfg, store.rows()).unwrap()).unwrap();
+}
+
+/// A Redberg et al. grid (`paper = "redberg2023"`) of `methods` (each `alg1`, or DP-SGD tuned
+/// as its name says) at `epsilons`, a TOML array, on synthetic-l, with `trials` trials.
+pub fn redberg_config(methods: &[&str], epsilons: &str, trials: u32) -> String {
+    let mut s = format!(
+        "paper = \"redberg2023\"\nseed = 1\ntrials = {trials}\nepsilons = {epsilons}\n\
+         delta = 1e-5\n\n[dataset]\nname = \"synthetic-l\"\n"
+    );
+    for m in methods {
+        let table = match *m {
+            "alg1" => "kind = \"alg1\"\n".to_string(),
+            m if m.contains("dishonest") => "kind = \"dpsgd\"\ntuning = \"dishonest\"\n\
+                 learning_rates = [0.1, 0.01]\ncandidates = \"random\"\n"
+                .to_string(),
+            _ => "kind = \"dpsgd\"\ntuning = \"honest\"\n".to_string(),
+        };
+        s.push_str(&format!("\n[methods.{m}]\n{table}"));
+    }
+    s
+}

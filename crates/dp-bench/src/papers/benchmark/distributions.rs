@@ -1,6 +1,7 @@
-//! The two distribution functions the leaderboard's tests need, Student's t (Welch's test) and
-//! Fisher's F (Iman–Davenport), both through the regularised incomplete beta function: the
-//! workspace has no statistics crate, and these few lines are cheaper than one.
+//! The distribution functions the leaderboard's tests need, Student's t (Welch's test, and its
+//! quantile for the t interval) and Fisher's F (Iman–Davenport), both through the regularised
+//! incomplete beta function: the workspace has no statistics crate, and these few lines are
+//! cheaper than one.
 
 use dp_core::special::{ln_gamma, norm_cdf};
 
@@ -79,6 +80,49 @@ pub fn t_cdf(t: f64, nu: f64) -> f64 {
     if t > 0.0 { 1.0 - tail } else { tail }
 }
 
+/// The p-quantile of Student's t with `nu` > 0 degrees of freedom: the t with
+/// [`t_cdf`]`(t, nu) = p`, for p in (0, 1) (NaN outside). ν = 1 and 2 have closed forms;
+/// otherwise the CDF is inverted by bisection on a bracket grown from the normal quantile's
+/// side, which converges whatever ν (Newton's steps can overshoot in the heavy tails of small
+/// ν), to the last bit the CDF resolves.
+pub fn t_ppf(p: f64, nu: f64) -> f64 {
+    if !(p > 0.0 && p < 1.0) || nu.is_nan() || nu <= 0.0 {
+        return f64::NAN;
+    }
+    if p == 0.5 {
+        return 0.0;
+    }
+    if nu == 1.0 {
+        return (std::f64::consts::PI * (p - 0.5)).tan();
+    }
+    if nu == 2.0 {
+        let a = 4.0 * p * (1.0 - p);
+        return (2.0 * p - 1.0) * (2.0 / a).sqrt();
+    }
+    // The t is symmetric: solve in the upper tail, where the CDF is increasing from ½.
+    let (q, sign) = if p > 0.5 { (p, 1.0) } else { (1.0 - p, -1.0) };
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while t_cdf(hi, nu) < q {
+        lo = hi;
+        hi *= 2.0;
+        if !hi.is_finite() {
+            return sign * f64::INFINITY;
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if t_cdf(mid, nu) < q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    sign * 0.5 * (lo + hi)
+}
+
 /// P[F ≤ x] for Fisher's F with (d1, d2) degrees of freedom.
 pub fn f_cdf(x: f64, d1: f64, d2: f64) -> f64 {
     if x.is_nan() || d1.is_nan() || d2.is_nan() || d1 <= 0.0 || d2 <= 0.0 {
@@ -136,6 +180,35 @@ mod tests {
         // ν → ∞ is the normal: Φ(1.959964) = 0.975.
         close(t_cdf(1.959_963_984_540_054, f64::INFINITY), 0.975, 1e-9);
         assert!(t_cdf(1.0, 0.0).is_nan());
+    }
+
+    /// `scipy.stats.t.ppf(0.975, df)` for the trial counts a cell can have (n − 1 = df):
+    /// python3 -c "import scipy.stats as s; [print(d, repr(s.t.ppf(0.975, d))) for d in
+    /// [1, 2, 4, 9, 29, 1000]]" (scipy 1.17); and a lower tail, a far tail, a fractional ν:
+    /// s.t.ppf(0.025, 4), s.t.ppf(0.999, 3), s.t.ppf(0.6, 7.5).
+    #[test]
+    fn benchmark_t_ppf_matches_scipy() {
+        for (df, want) in [
+            (1.0, 12.706_204_736_174_694),
+            (2.0, 4.302_652_729_749_462),
+            (4.0, 2.776_445_105_197_793_4),
+            (9.0, 2.262_157_162_798_205),
+            (29.0, 2.045_229_642_132_703),
+            (1000.0, 1.962_339_080_826_408_3),
+        ] {
+            let got = t_ppf(0.975, df);
+            assert!(
+                (got - want).abs() < 1e-10 * want,
+                "df {df}: {got} vs {want}"
+            );
+            // And it inverts the CDF.
+            close(t_cdf(got, df), 0.975, 1e-13);
+        }
+        close(t_ppf(0.025, 4.0), -2.776_445_105_197_794_3, 1e-10);
+        close(t_ppf(0.999, 3.0), 10.214_531_852_407_383, 1e-9);
+        close(t_ppf(0.6, 7.5), 0.262_501_898_804_294_86, 1e-11);
+        assert_eq!(t_ppf(0.5, 9.0), 0.0);
+        assert!(t_ppf(1.0, 9.0).is_nan() && t_ppf(0.3, 0.0).is_nan());
     }
 
     /// F(1, 1) at x is (2/π) atan √x; the rest from `scipy.stats.f.cdf`.

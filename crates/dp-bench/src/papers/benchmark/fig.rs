@@ -1,5 +1,6 @@
-//! `<stem>.png` per run: test accuracy (mean ± 95 % CI) against ε for every learner of one
-//! dataset. Ranked learners are solid; a dishonest (best of grid, tuning not paid) entry is
+//! `<stem>.png` per run: test accuracy (mean ± 95 % Student-t interval) against ε for every
+//! learner of one dataset. Ranked learners are solid, and an honest learner certified under
+//! another relation than add/remove (replace-one) is dashed beside them; a dishonest (best of grid, tuning not paid) entry is
 //! dashed, the "tuning for free" reference, as is a learner whose ε nothing certifies (drawn
 //! at every ε it has an accuracy); a non-private reference is a horizontal dashed line. Cells
 //! that are not results at their ε (over budget, no accuracy) are not drawn.
@@ -35,6 +36,7 @@ fn legend(e: &Entry, dropped: usize) -> String {
     let mut name = match e.role {
         Role::Reference | Role::Refused => wrap(&e.learner),
         Role::Ranked | Role::Dishonest => wrap(&e.base),
+        Role::OffAxis => wrap(&format!("{} ({}, not ranked)", e.base, e.relation)),
     };
     if dropped > 0 {
         name.push_str(&format!("\n(not drawn at {dropped} ε)"));
@@ -50,7 +52,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         "role",
         "epsilon",
         "mean_accuracy",
-        "ci95",
+        "ci95_t",
         "drawn",
     ]);
     let (lo, hi) = (
@@ -128,7 +130,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
             .position(|b| *b == first.base)
             .expect("collected above");
         match first.role {
-            Role::Ranked => ranked[slot] = s,
+            Role::Ranked | Role::OffAxis => ranked[slot] = s,
             Role::Dishonest | Role::Refused | Role::Reference => references[slot] = s,
         }
     }
@@ -157,7 +159,8 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         title: format!("{} ({}): test accuracy against ε", run.stem, run.dataset),
         panels: vec![
             panel(
-                "ranked: honest tuning, or nothing to tune (mean ± 95 % CI)",
+                "honest tuning, or nothing to tune (mean ± 95 % t interval); dashed: \
+                 replace-one, not ranked",
                 ranked,
             ),
             panel(

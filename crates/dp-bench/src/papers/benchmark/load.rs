@@ -1,5 +1,5 @@
-//! Finds the benchmark's runs under a results folder and reads each into entries labelled by
-//! learner: a learner is a method kind with its calibration and tuning (from
+//! Finds the benchmark's runs under a results folder and reads each, from its checksummed
+//! cells, into entries labelled by learner: a learner is a method kind with its calibration and tuning (from
 //! [`crate::methods::Method::protocol`]), never a method's name, so that one learner is the
 //! same row on every dataset whatever its configs call it.
 
@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::experiment::config::{Config, MethodSpec};
+use super::cell_stats::{MIN_TRIALS, mean_t95};
+use crate::experiment::config::MethodSpec;
 use crate::experiment::grid::expand;
-use crate::experiment::store::{CellRecord, read_cells};
+use crate::experiment::store::CellRecord;
 use crate::experiment::summary;
+use crate::experiment::verified;
 
 /// The `paper` value of the configs whose runs the leaderboard reads.
 pub const PAPER: &str = "benchmark";
@@ -20,8 +22,12 @@ pub const PAPER: &str = "benchmark";
 /// What an entry is on the leaderboard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {
-    /// Honestly tuned, or with nothing to tune (one run at the full budget): ranked.
+    /// Honestly tuned, or with nothing to tune (one run at the full budget), certified under
+    /// add/remove neighbours: ranked.
     Ranked,
+    /// As [`Role::Ranked`] but certified under another relation (replace-one): its ε is not
+    /// on the add/remove ranking axis, so it is drawn and listed, never ranked.
+    OffAxis,
     /// Best of a grid whose tuning is not paid for: drawn for reference, never ranked.
     Dishonest,
     /// A learner that claims privacy but that nothing here certifies at any ε (RSPM's stated
@@ -45,11 +51,13 @@ pub struct Entry {
     pub relation: &'static str,
     /// Target ε.
     pub epsilon: f64,
-    /// Mean test accuracy (percent), from the summary.
+    /// Mean test accuracy (percent), from the summary recomputed from the cells.
     pub mean: f64,
-    /// Half-width of the 95 % CI, from the summary.
+    /// Half-width of the 95 % Student-t interval of the mean (NaN under two trials).
     pub ci95: f64,
-    /// Largest certified ε over the trials, from the summary.
+    /// Trials aggregated.
+    pub trials: usize,
+    /// Largest certified ε over the trials, from the summary recomputed from the cells.
     pub epsilon_certified: f64,
     /// What each trial released (as the summary aggregates them), for Welch's test.
     pub accuracies: Vec<f64>,
@@ -58,6 +66,29 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Ranked with fewer than [`MIN_TRIALS`] trials: marked † in the tables.
+    pub fn few_trials(&self) -> bool {
+        self.role == Role::Ranked && self.unranked_reason().is_none() && self.trials < MIN_TRIALS
+    }
+
+    /// Why an honest entry is not on the ranking axis (its relation), if it is not.
+    pub fn off_axis_reason(&self) -> Option<String> {
+        (self.role == Role::OffAxis).then(|| match self.relation {
+            "" => "no neighbouring relation declared: not on the add/remove ranking axis".into(),
+            r => format!("{r} ε: not on the add/remove ranking axis"),
+        })
+    }
+
+    /// The kind of guarantee, as the tables spell it: "(ε, δ)" for every certified private
+    /// entry (what is stored does not say which are pure ε-DP, so none is claimed to be).
+    pub fn guarantee(&self) -> &'static str {
+        match self.role {
+            Role::Reference => "none (non-private)",
+            Role::Refused => "stated, not certified",
+            Role::Ranked | Role::OffAxis | Role::Dishonest => "(ε, δ)",
+        }
+    }
+
     /// Why the entry is not a result at its target ε, if it is not: no accuracy (a failed or
     /// over-budget external learner) or a certified ε above the target.
     pub fn unranked_reason(&self) -> Option<String> {
@@ -83,11 +114,16 @@ pub struct Run {
     pub dataset: String,
     /// Its target ε values, increasing.
     pub epsilons: Vec<f64>,
-    /// Every (method, ε) of its summary.
+    /// Its δ.
+    pub delta: f64,
+    /// A binary task (its config does not set `dataset.one_vs_all = true`).
+    pub binary: bool,
+    /// Every (method, ε) of its summary (recomputed from the cells).
     pub entries: Vec<Entry>,
 }
 
-/// Every folder directly under `results` that holds a `summary.csv` and a `config.toml` with
+/// Every folder directly under `results` that holds a `summary.csv` (a finished run: its
+/// values are not read, [`load`] recomputes them from the cells) and a `config.toml` with
 /// `paper = "benchmark"`, in name order.
 pub fn discover(results: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let Ok(list) = std::fs::read_dir(results) else {
@@ -142,6 +178,11 @@ fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String,
     {
         return (format!("{base} (ε not certified)"), base, Role::Refused);
     }
+    let ranked = if protocol.relation == Some(Neighbours::AddRemove) {
+        Role::Ranked
+    } else {
+        Role::OffAxis
+    };
     match protocol.tuning {
         Some("dishonest") => (
             format!("{base}, best of grid (tuning not paid)"),
@@ -152,21 +193,25 @@ fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String,
         // learner, not the same curve.
         Some("fixed") => {
             let base = format!("{base}, fixed");
-            (base.clone(), base, Role::Ranked)
+            (base.clone(), base, ranked)
         }
-        Some(t) => (format!("{base}, {t}"), base, Role::Ranked),
-        None => (base.clone(), base, Role::Ranked),
+        Some(t) => (format!("{base}, {t}"), base, ranked),
+        None => (base.clone(), base, ranked),
     }
 }
 
-/// Reads one run folder: its config copy, summary and cells.
+/// Reads one run folder from its checksummed cells and config copy
+/// ([`verified::load`]: a `summary.csv` that differs from them, or a folder without cells, is
+/// an error naming it).
 pub fn load(dir: &Path) -> anyhow::Result<Run> {
-    let cfg = Config::load(&dir.join("config.toml"))?;
-    let path = dir.join("summary.csv");
-    let rows = summary::read(&path)?;
+    let verified::VerifiedRun {
+        config: cfg,
+        cells: all,
+        rows,
+    } = verified::load(dir)?;
     let current: HashSet<String> = expand(&cfg).iter().map(|c| c.key()).collect();
     let mut cells: BTreeMap<(String, u64), Vec<CellRecord>> = BTreeMap::new();
-    for c in read_cells(dir)? {
+    for c in all {
         if current.contains(&c.key) {
             cells
                 .entry((c.method.clone(), c.epsilon.to_bits()))
@@ -216,7 +261,8 @@ pub fn load(dir: &Path) -> anyhow::Result<Run> {
                 relation: relation_name(spec.method.protocol().relation),
                 epsilon: r.epsilon,
                 mean: r.mean_accuracy,
-                ci95: r.ci95,
+                ci95: mean_t95(&accuracies).1,
+                trials: r.trials,
                 epsilon_certified: r.epsilon_certified,
                 accuracies,
                 wall_ms: group.iter().map(|c| c.wall_ms).collect(),
@@ -233,6 +279,8 @@ pub fn load(dir: &Path) -> anyhow::Result<Run> {
             .unwrap_or_default(),
         dataset: cfg.dataset.name.clone(),
         epsilons,
+        delta: cfg.delta,
+        binary: !cfg.dataset.one_vs_all,
         entries,
     })
 }

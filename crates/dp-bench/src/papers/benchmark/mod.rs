@@ -1,12 +1,16 @@
 //! The leaderboard (`dp-bench figures benchmark`): every run folder under the results folder
-//! whose config says `paper = "benchmark"` (one dataset each), ranked per (dataset, ε) and
-//! over datasets with Demšar's (2006) tests (`docs/benchmark.md`). Writes one accuracy-against-ε
-//! figure per dataset, `leaderboard.md`/`.csv`, `learners.csv` and the CD diagram `cd.png`.
+//! whose config says `paper = "benchmark"` (one dataset each), read from its checksummed
+//! cells, ranked per (dataset, ε) and over datasets with Demšar's (2006) tests
+//! (`docs/benchmark.md`). Writes one accuracy-against-ε figure per dataset,
+//! `leaderboard.md`/`.csv`, `learners.csv` and the CD diagrams `cd.png` (every dataset) and
+//! `cd-binary.png` (the binary ones, when they are not all of them).
 
 pub mod cd_diagram;
+pub mod cell_stats;
 pub mod distributions;
 pub mod fig;
 pub mod load;
+pub mod overview;
 pub mod rank;
 pub mod stats;
 pub mod table;
@@ -61,46 +65,67 @@ pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
     let overall = rank::overall(&runs);
     written.extend(table::write(out, &runs, &overall)?);
     let mut outcomes = Vec::new();
-    match (overall.friedman, overall.cd) {
-        (Some(f), Some(cd)) => {
-            let verdict = if f.p < stats::ALPHA {
-                "rejected"
-            } else {
-                "not rejected: no learner shown to differ"
-            };
-            let diagram = CdDiagram {
-                title: format!(
-                    "Mean ranks over {} datasets (1 = best; Nemenyi CD at α = 0.05)",
-                    f.n
-                ),
-                subtitle: format!(
-                    "Iman–Davenport F = {}, p = {:.3} ({verdict}); a thick line joins \
-                     learners not significantly different",
-                    if f.f.is_finite() {
-                        format!("{:.2}", f.f)
-                    } else {
-                        "∞".into()
-                    },
-                    f.p
-                ),
-                learners: overall.complete.clone(),
-                cd,
-            };
-            let mut data = LongCsv::new(&["learner", "mean_rank", "cd"]);
-            for (l, r) in &overall.complete {
-                data.push(vec![Field::Text(l.clone()), Field::Num(*r), Field::Num(cd)])?;
-            }
-            written.extend(crate::figures::save(out, "cd", &diagram, &data)?);
+    let binary_differs = overall.binary.runs != overall.all.runs;
+    for (view, stem, what) in [
+        (&overall.all, "cd", "datasets"),
+        (&overall.binary, "cd-binary", "binary datasets"),
+    ] {
+        if stem == "cd-binary" && !binary_differs {
+            continue;
         }
-        _ => outcomes.push(Outcome::Skipped(format!(
-            "benchmark cd.png skipped: the CD diagram needs at least two datasets and two \
-             learners ranked on all of them (found {} dataset(s), {} such learner(s))",
-            runs.len(),
-            overall.complete.len()
-        ))),
+        match cd_figure(out, view, stem, what)? {
+            Ok(files) => written.extend(files),
+            Err(why) => outcomes.push(Outcome::Skipped(why)),
+        }
     }
     outcomes.insert(0, Outcome::Written(written));
     Ok(outcomes)
+}
+
+/// The CD diagram of one view as `<stem>.png`/`.svg`/`.csv`, or why it cannot be drawn.
+fn cd_figure(
+    out: &Path,
+    view: &rank::View,
+    stem: &str,
+    what: &str,
+) -> anyhow::Result<Result<Vec<std::path::PathBuf>, String>> {
+    let (Some(f), Some(cd)) = (view.friedman, view.cd) else {
+        return Ok(Err(format!(
+            "benchmark {stem}.png skipped: the CD diagram needs at least two {what} with a \
+             common cell and two learners ranked on all of them (found {} dataset(s), {} such \
+             learner(s))",
+            view.runs.len(),
+            view.learners.len()
+        )));
+    };
+    let verdict = if f.p < stats::ALPHA {
+        "rejected"
+    } else {
+        "not rejected: no learner shown to differ"
+    };
+    let diagram = CdDiagram {
+        title: format!(
+            "Average ranks over {} {what} (1 = best; Nemenyi CD at α = 0.05)",
+            f.n
+        ),
+        subtitle: format!(
+            "Iman–Davenport F = {}, p = {:.3} ({verdict}); a thick line joins learners not \
+             significantly different",
+            if f.f.is_finite() {
+                format!("{:.2}", f.f)
+            } else {
+                "∞".into()
+            },
+            f.p
+        ),
+        learners: view.learners.clone(),
+        cd,
+    };
+    let mut data = LongCsv::new(&["learner", "mean_rank", "cd"]);
+    for (l, r) in &view.learners {
+        data.push(vec![Field::Text(l.clone()), Field::Num(*r), Field::Num(cd)])?;
+    }
+    Ok(Ok(crate::figures::save(out, stem, &diagram, &data)?))
 }
 
 #[cfg(test)]

@@ -1,9 +1,8 @@
 //! Demšar's (2006) comparison of learners over datasets: ranks with ties, the Friedman and
-//! Iman–Davenport tests, the Nemenyi critical difference and its groups; and, within one
-//! (dataset, ε) cell, Welch's one-sided test that decides which learners tie with the best
-//! (`/work/shared/reference/benchmark.md` §1).
+//! Iman–Davenport tests, the Nemenyi critical difference and its groups. Within one
+//! (dataset, ε) cell, see [`super::cell_stats`].
 
-use super::distributions::{f_cdf, t_cdf};
+use super::distributions::f_cdf;
 
 /// The Nemenyi q_α at α = 0.05 for k = 2…12 learners (studentized range at ∞ df over √2;
 /// Demšar's Table 5a to three decimals, orange3's `compute_CD` beyond k = 10).
@@ -34,97 +33,6 @@ pub fn mean_ranks(values: &[f64]) -> Vec<f64> {
         i = j + 1;
     }
     ranks
-}
-
-/// Welch's unequal-variance t-test of two samples.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Welch {
-    /// (mean a − mean b) / √(s_a²/n_a + s_b²/n_b).
-    pub t: f64,
-    /// Welch–Satterthwaite degrees of freedom.
-    pub nu: f64,
-    /// One-sided p-value of μ_a > μ_b (P[T ≥ t] under μ_a = μ_b).
-    pub p_greater: f64,
-}
-
-fn mean_var(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let m = xs.iter().sum::<f64>() / n;
-    (
-        m,
-        xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0),
-    )
-}
-
-/// Welch's test of `a` against `b` (each at least two values; `None` otherwise). With equal n
-/// the degrees of freedom are (n−1)(s_a² + s_b²)²/(s_a⁴ + s_b⁴), as §1 writes them. Two
-/// samples without spread have t = ±∞ (p 0 or 1) if their means differ, and p = 1 if not.
-pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
-    let (ma, va) = mean_var(a);
-    let (mb, vb) = mean_var(b);
-    let (wa, wb) = (va / a.len() as f64, vb / b.len() as f64);
-    let se2 = wa + wb;
-    if se2 == 0.0 {
-        let t = if ma == mb {
-            0.0
-        } else {
-            (ma - mb) * f64::INFINITY
-        };
-        let p = if t > 0.0 { 0.0 } else { 1.0 };
-        return Some(Welch {
-            t,
-            nu: f64::INFINITY,
-            p_greater: p,
-        });
-    }
-    let t = (ma - mb) / se2.sqrt();
-    let nu = se2 * se2 / (wa * wa / (a.len() as f64 - 1.0) + wb * wb / (b.len() as f64 - 1.0));
-    Some(Welch {
-        t,
-        nu,
-        p_greater: 1.0 - t_cdf(t, nu),
-    })
-}
-
-/// Which learners tie with the best of one cell: the best (highest mean) does, and so does
-/// every learner whose per-trial accuracies a one-sided Welch test at [`ALPHA`] does not find
-/// worse than the best's. Learners with fewer than two trials tie only on an equal mean.
-pub fn tied_with_best(samples: &[Vec<f64>]) -> Vec<bool> {
-    let means: Vec<f64> = samples
-        .iter()
-        .map(|s| s.iter().sum::<f64>() / s.len() as f64)
-        .collect();
-    let Some(best) = (0..means.len()).max_by(|&a, &b| means[a].total_cmp(&means[b])) else {
-        return Vec::new();
-    };
-    (0..samples.len())
-        .map(|i| match welch(&samples[best], &samples[i]) {
-            _ if means[i] == means[best] => true,
-            Some(w) => w.p_greater >= ALPHA,
-            None => false,
-        })
-        .collect()
-}
-
-/// Ranks in one cell: the learners tied with the best ([`tied_with_best`]) share the mean of
-/// ranks 1…m, the others follow by mean accuracy (exact ties sharing their mean rank).
-pub fn cell_ranks(samples: &[Vec<f64>]) -> Vec<f64> {
-    let tied = tied_with_best(samples);
-    let means: Vec<f64> = samples
-        .iter()
-        .map(|s| s.iter().sum::<f64>() / s.len() as f64)
-        .collect();
-    // The best group is made one value above everything else, then ranked as ties.
-    let top = means.iter().copied().fold(f64::NEG_INFINITY, f64::max) + 1.0;
-    let keyed: Vec<f64> = means
-        .iter()
-        .zip(&tied)
-        .map(|(&m, &t)| if t { top } else { m })
-        .collect();
-    mean_ranks(&keyed)
 }
 
 /// The Friedman and Iman–Davenport statistics of an N × k table of ranks.
@@ -219,24 +127,58 @@ mod tests {
         assert!(mean_ranks(&[]).is_empty());
     }
 
-    /// Demšar (2006) §3.2.4: C4.5 and three variants on 14 datasets, mean ranks 3.143,
-    /// 2.000, 2.893 and 1.964 (rank sums 44, 28, 40.5 and 27.5) give χ²_F = 9.28 and
-    /// F_F = 3.69, above the critical F(3, 39) = 2.85, and a Nemenyi CD of 1.25.
+    /// Demšar (2006) §3.2.4 (the data of his Table 6): C4.5 and three variants on 14
+    /// datasets, mean ranks 3.143, 2.000, 2.893 and 1.964 (rank sums 44, 28, 40.5 and 27.5)
+    /// give χ²_F = 9.28 and F_F = 3.69 (not 3.86), above the critical F(3, 39) = 2.85, and a
+    /// Nemenyi CD of 1.25 (q = 2.569). To more digits, from the same rank sums:
+    /// python3 -c "import numpy as np, scipy.stats as s; R = np.array([44, 28, 40.5, 27.5]) /
+    /// 14; c = 12*14/20*((R**2).sum() - 4*25/4); F = 13*c/(14*3 - c); print(c, F,
+    /// s.f.sf(F, 3, 39))" gives 9.278571428571437, 3.686313032089068, 0.019823006192249054;
+    /// q from s.studentized_range.ppf(0.95, 4, np.inf)/√2 = 2.569031772546482, CD 1.2535591….
     #[test]
     fn benchmark_friedman_reproduces_demsar_worked_example() {
         let mean = [44.0 / 14.0, 28.0 / 14.0, 40.5 / 14.0, 27.5 / 14.0];
         let f = friedman_from_means(&mean, 14).unwrap();
         close(f.chi2, 9.28, 0.005);
         close(f.f, 3.69, 0.005);
-        // scipy.stats.f.sf(3.6866, 3, 39) ≈ 0.0198: rejected at 0.05, as Demšar says.
-        assert!(f.p < ALPHA && f.p > 0.015, "{}", f.p);
+        close(f.chi2, 9.278_571_428_571_437, 1e-10);
+        close(f.f, 3.686_313_032_089_068, 1e-10);
+        close(f.p, 0.019_823_006_192_249_054, 1e-10);
+        assert!(f.p < ALPHA);
         close(nemenyi_cd(4, 14).unwrap(), 1.25, 0.005);
+        // Q_05 holds q to three decimals: the CD to about 1e-3 of scipy's.
+        close(nemenyi_cd(4, 14).unwrap(), 1.253_559_147_117_605_7, 2e-4);
         // A table of ranks gives the same as its means.
         let blocks = vec![vec![1.0, 2.0, 3.0, 4.0], vec![2.0, 1.0, 4.0, 3.0]];
         assert_eq!(
             friedman(&blocks),
             friedman_from_means(&[1.5, 1.5, 3.5, 3.5], 2)
         );
+    }
+
+    /// scipy.stats.friedmanchisquare on a 6 × 5 table without ties (so no tie correction),
+    /// and F_F with its p-value from scipy.stats.f.sf:
+    /// python3 -c "import numpy as np, scipy.stats as s; X = np.array(TABLE); c =
+    /// s.friedmanchisquare(*X.T).statistic; N, k = X.shape; F = (N-1)*c/(N*(k-1) - c);
+    /// print(c, F, s.f.sf(F, k-1, (k-1)*(N-1)))" gives 18.933333333333337, 18.68421052631581,
+    /// 1.5629978934280678e-06. Ranks here are 1 for the best, scipy's 1 for the smallest:
+    /// χ²_F is the same either way.
+    #[test]
+    fn benchmark_friedman_matches_scipy_friedmanchisquare() {
+        let table = [
+            [0.81, 0.79, 0.84, 0.70, 0.77],
+            [0.66, 0.71, 0.69, 0.60, 0.64],
+            [0.90, 0.93, 0.91, 0.85, 0.88],
+            [0.75, 0.74, 0.80, 0.72, 0.73],
+            [0.58, 0.63, 0.61, 0.55, 0.57],
+            [0.88, 0.86, 0.92, 0.83, 0.87],
+        ];
+        let ranks: Vec<Vec<f64>> = table.iter().map(|b| mean_ranks(b)).collect();
+        let f = friedman(&ranks).unwrap();
+        assert_eq!((f.n, f.k), (6, 5));
+        close(f.chi2, 18.933_333_333_333_337, 1e-10);
+        close(f.f, 18.684_210_526_315_81, 1e-9);
+        close(f.p, 1.562_997_893_428_067_8e-6, 1e-12);
     }
 
     #[test]
@@ -261,42 +203,6 @@ mod tests {
             1e-12,
         );
         assert!(nemenyi_cd(13, 5).is_none() && nemenyi_cd(1, 5).is_none());
-    }
-
-    /// Equal n: Welch's ν is (n−1)(s_a² + s_b²)²/(s_a⁴ + s_b⁴) (§1); the p-value is scipy's
-    /// `ttest_ind(a, b, equal_var=False, alternative="greater")`.
-    #[test]
-    fn benchmark_welch_matches_the_formula_and_scipy() {
-        let a = [80.1, 81.3, 79.8, 80.9, 81.0];
-        let b = [79.0, 80.2, 78.1, 79.9, 80.5, 79.3, 78.8];
-        let eq = [78.0, 80.5, 79.0, 81.5, 79.5];
-        let w = welch(&a, &eq).unwrap();
-        let (_, va) = mean_var(&a);
-        let (_, vb) = mean_var(&eq);
-        close(w.nu, 4.0 * (va + vb).powi(2) / (va * va + vb * vb), 1e-12);
-        let w = welch(&a, &b).unwrap();
-        close(w.t, 2.842_154_381_066_953, 1e-9);
-        close(w.nu, 9.927_814_026_078_128, 1e-9);
-        close(w.p_greater, 0.008_801_392_869_308_552, 1e-9);
-        assert!(welch(&a, &[1.0]).is_none());
-        let flat = welch(&[2.0, 2.0], &[1.0, 1.0]).unwrap();
-        assert!(flat.t.is_infinite() && flat.p_greater == 0.0);
-    }
-
-    #[test]
-    fn benchmark_cell_ranks_put_learners_tied_with_the_best_at_a_shared_rank() {
-        let best = vec![90.0, 91.0, 89.0, 90.5, 89.5];
-        let near = vec![89.8, 90.9, 88.7, 90.6, 89.0]; // within noise of the best
-        let far = vec![70.0, 71.0, 69.0, 70.5, 69.5];
-        let farther = vec![60.0, 61.0, 59.0, 60.5, 59.5];
-        assert_eq!(
-            tied_with_best(&[near.clone(), best.clone(), far.clone()]),
-            vec![true, true, false]
-        );
-        assert_eq!(
-            cell_ranks(&[far, near, best, farther]),
-            vec![3.0, 1.5, 1.5, 4.0]
-        );
     }
 
     #[test]

@@ -1,12 +1,12 @@
-//! Reads a run's `summary.csv` and its config copy into rows labelled by algorithm,
-//! calibration and tuning (from each method's table in `config.toml`, not from its name).
+//! Reads a run's summary (recomputed from its cells) and config copy into rows labelled by
+//! algorithm, calibration and tuning (from each method's table in `config.toml`, not from its
+//! name).
 
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::experiment::config::Config;
-use crate::experiment::summary;
+use crate::experiment::verified;
 
 /// One summary row of an Iyengar et al. run.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,17 +36,22 @@ pub struct Row {
 }
 
 /// Rows of `<dir>/summary.csv` for `dataset` and `loss`; `None` when the run has no summary.
-/// The summary and the config copy beside it are read through their types
-/// ([`summary::read`], [`Config::load`]); each row's algorithm, calibration and tuning come
-/// from its method ([`crate::methods::Method::protocol`]), not from its name.
+/// The summary is recomputed from the folder's checksummed cells with its config copy
+/// ([`verified::load`]: a `summary.csv` that differs, or one without cells, is an error
+/// naming it); each row's algorithm, calibration and tuning come from its method
+/// ([`crate::methods::Method::protocol`]), not from its name.
 pub fn load(dir: &Path, dataset: &str, loss: &str) -> anyhow::Result<Option<Vec<Row>>> {
     let path = dir.join("summary.csv");
     if !path.exists() {
         return Ok(None);
     }
-    let cfg = Config::load(&dir.join("config.toml"))?;
+    let verified::VerifiedRun {
+        config: cfg,
+        rows: summary,
+        ..
+    } = verified::load(dir)?;
     let mut rows = Vec::new();
-    for r in summary::read(&path)? {
+    for r in summary {
         let spec = cfg.methods.get(&r.method).with_context(|| {
             format!(
                 "{}: method {:?} is not in the config beside it; re-run the config",

@@ -9,10 +9,8 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::experiment::config::Config;
 use crate::experiment::record::CellRecord;
-use crate::experiment::store::read_cells;
-use crate::experiment::summary;
+use crate::experiment::verified;
 
 /// One (method, ε) of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,17 +134,23 @@ pub fn load(dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
     if !summary.exists() {
         return Ok(None);
     }
-    let cfg = Config::load(&dir.join("config.toml"))?;
+    // The summary is recomputed from the checksummed cells: a summary.csv that differs from
+    // them, or one without cells, is an error naming it.
+    let verified::VerifiedRun {
+        config: cfg,
+        cells: all,
+        rows: summary_rows,
+    } = verified::load(dir)?;
     let n = cfg.dataset.subsample.unwrap_or(15_682);
     let mut cells: BTreeMap<(String, u64), Vec<CellRecord>> = BTreeMap::new();
-    for c in read_cells(dir)? {
+    for c in all {
         cells
             .entry((c.method.clone(), c.epsilon.to_bits()))
             .or_default()
             .push(c);
     }
     let mut rows = Vec::new();
-    for r in summary::read(&summary)? {
+    for r in summary_rows {
         let (method, epsilon) = (r.method.clone(), r.epsilon);
         let spec = cfg.methods.get(&method).with_context(|| {
             format!(

@@ -63,7 +63,9 @@ pub fn load(results: &Path) -> anyhow::Result<Vec<DatasetResults>> {
     Ok(found)
 }
 
-/// The results of one config stem, if its `summary.csv` exists and has rows.
+/// The results of one config stem, if its `summary.csv` exists and has rows: the summary
+/// recomputed from the folder's cells ([`crate::experiment::verified::load`]; a summary that
+/// differs from them, or one without cells, is an error naming it).
 pub fn load_one(
     results: &Path,
     stem: &'static str,
@@ -74,7 +76,7 @@ pub fn load_one(
     if !path.is_file() {
         return Ok(None);
     }
-    let rows = crate::experiment::summary::read(&path)?;
+    let rows = crate::experiment::verified::summary_rows(&dir)?;
     Ok((!rows.is_empty()).then(|| DatasetResults {
         stem,
         name,
@@ -193,27 +195,68 @@ pub(crate) mod tests {
     use super::*;
     use crate::figures::csv::Table;
 
-    /// Writes a fake `results/<stem>/summary.csv` with the three methods at the given ε.
+    /// Writes a fake run `results/<stem>/` (config, checksummed cells and the summary a run
+    /// writes) with the four methods at the given ε: 10 trials at `acc(method, ε)` ± 0.6122449,
+    /// five each way, so that the summary's 1.96 · SE is 1.96 · 0.6122449/3 = 0.4000.
     pub(crate) fn fake_summary(
         results: &Path,
         stem: &str,
         eps: &[f64],
         acc: impl Fn(&str, f64) -> f64,
     ) {
-        let dir = results.join(stem);
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut s = String::from("method,epsilon,mean_accuracy,ci95,trials\n");
-        for (m, _) in METHODS {
-            for &e in eps {
-                s.push_str(&format!("{m},{e},{:.4},0.4000,10\n", acc(m, e)));
+        let list: Vec<String> = eps.iter().map(|e| format!("{e:?}")).collect();
+        let config = format!(
+            "paper = \"redberg2023\"\nseed = 1\ntrials = 10\nepsilons = [{}]\ndelta = 1e-5\n\n\
+             [dataset]\nname = \"synthetic-l\"\n\n[methods.alg1]\nkind = \"alg1\"\n\n\
+             [methods.dpsgd_dishonest]\nkind = \"dpsgd\"\ntuning = \"dishonest\"\n\
+             learning_rates = [0.1, 0.01]\ncandidates = \"random\"\n\n\
+             [methods.dpsgd_honest]\nkind = \"dpsgd\"\ntuning = \"honest\"\n\n\
+             [methods.dpsgd_honest_random]\nkind = \"dpsgd\"\ntuning = \"honest\"\n\
+             candidates = \"random\"\n",
+            list.join(", ")
+        );
+        crate::experiment::test_runs::fake_run(results, stem, &config, |c| {
+            let sign = if c.trial % 2 == 0 { 1.0 } else { -1.0 };
+            let a = acc(&c.method, c.epsilon) + sign * 0.612_244_9;
+            crate::experiment::test_runs::FakeCell {
+                accuracy: a,
+                epsilon_accounted: c.epsilon,
+                details: if c.method == "dpsgd_dishonest" {
+                    serde_json::json!({"scores": [[0.1, a], [0.01, a - 3.0]]})
+                } else {
+                    serde_json::json!({})
+                },
             }
+        });
+    }
+
+    /// A hand-edited summary never reaches the figure: the reader stops, naming the file.
+    #[test]
+    fn figures_fig2_refuses_a_summary_that_differs_from_the_cells() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results");
+        fake_summary(&results, "adult", &[1.0], |_, _| 80.0);
+        let path = results.join("adult/summary.csv");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("alg1,1,80.0000", "alg1,1,95.0000")).unwrap();
+        let e = format!(
+            "{:#}",
+            write(&dir.path().join("out"), &results).unwrap_err()
+        );
+        assert!(
+            e.contains("adult/summary.csv does not match the cells"),
+            "{e}"
+        );
+        // A summary without cells is not a result either.
+        for f in ["cells.parquet", "cells.csv", "timings.csv"] {
+            std::fs::remove_file(results.join("adult").join(f)).unwrap();
         }
-        std::fs::write(dir.join("summary.csv"), s).unwrap();
-        std::fs::write(
-            dir.join("config.toml"),
-            "experiment = \"x\"\ndelta = 1e-5\n",
-        )
-        .unwrap();
+        std::fs::write(&path, text).unwrap();
+        let e = format!(
+            "{:#}",
+            write(&dir.path().join("out"), &results).unwrap_err()
+        );
+        assert!(e.contains("no cells: not a result"), "{e}");
     }
 
     #[test]
