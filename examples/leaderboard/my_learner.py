@@ -5,8 +5,10 @@ Each of T steps clips every row's gradient to norm <= clip, sums them and adds N
 Under add/remove-one neighbours a step is the Gaussian mechanism of noise multiplier z on a
 sum of sensitivity clip, so the run declares SelfComposed(T, Gaussian(z)). T Gaussians of
 multiplier z are one Gaussian of multiplier z / sqrt(T), whose exact (epsilon, delta) curve
-(Balle & Wang 2018) calibrates z here. The harness trusts none of this: it certifies the
-declared event with its own accountants and flags a run over budget.
+(Balle & Wang 2018) calibrates z here, at 0.995 of the target epsilon: the harness trusts none
+of this, certifies the declared event with its own accountants (tight, but not exact: its PLD
+bound sits about 2e-4 above the exact curve here) and reports a run over budget without an
+accuracy, so a learner keeps a small margin.
 
 Hyperparameters: steps (100), clip (1.0), lr (1.0). Deterministic given the request's seed.
 """
@@ -32,7 +34,7 @@ def schedule(request):
     """(steps, z): from the hyperparameters and the target alone, never from data."""
     hp = request.get("hyperparameters") or {}
     steps = int(hp.get("steps", 100))
-    eps, delta = float(request["epsilon"]), float(request["delta"])
+    eps, delta = 0.995 * float(request["epsilon"]), float(request["delta"])
     lo, hi = 1e-3, 1.0
     while gaussian_delta(eps, hi) > delta:
         lo, hi = hi, 2.0 * hi

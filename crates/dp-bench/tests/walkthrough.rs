@@ -42,19 +42,37 @@ fn the_walkthrough_puts_the_example_learner_on_the_leaderboard() {
             .position(|h| *h == name)
             .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
     };
-    let rows: Vec<Vec<&str>> = board
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
+    let rows: Vec<Vec<String>> = board.lines().skip(1).map(fields).collect();
     // Its row at each ε, ranked (add/remove, certified at its target), beside Algorithm 1.
-    let mine: Vec<&Vec<&str>> = rows
+    let mine: Vec<&Vec<String>> = rows
         .iter()
-        .filter(|r| r.join(",").contains("mine"))
+        .filter(|r| r[col("learner")].contains("my_learner"))
         .collect();
     assert_eq!(mine.len(), 2, "{board}\n{}", stdout(&o));
     for r in mine {
         let rank: f64 = r[col("rank")].parse().unwrap_or_else(|_| panic!("{r:?}"));
-        assert!((1.0..=2.0).contains(&rank), "{r:?}");
+        assert!((1.0..=2.0).contains(&rank), "{board}");
+        let eps: f64 = r[col("epsilon_certified")].parse().unwrap();
+        let target: f64 = r[col("epsilon")].parse().unwrap();
+        assert!(eps <= target, "{board}");
     }
+}
+
+/// The fields of one CSV line (RFC 4180 quoting: labels such as `"(ε, δ)"` hold commas).
+fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
 }
