@@ -36,7 +36,8 @@ fn legend(e: &Entry, dropped: usize) -> String {
     let mut name = match e.role {
         Role::Reference | Role::Refused => wrap(&e.learner),
         Role::Ranked | Role::Dishonest => wrap(&e.base),
-        Role::OffAxis => wrap(&format!("{} ({}, not ranked)", e.base, e.relation)),
+        // Dashed, as the panel's title says: the relation alone tells why.
+        Role::OffAxis => wrap(&format!("{} ({})", e.base, e.relation)),
     };
     if dropped > 0 {
         name.push_str(&format!("\n(not drawn at {dropped} ε)"));
@@ -159,8 +160,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         title: format!("{} ({}): test accuracy against ε", run.stem, run.dataset),
         panels: vec![
             panel(
-                "honest tuning, or nothing to tune (mean ± 95 % t interval); dashed: \
-                 replace-one, not ranked",
+                "ranked (mean ± 95 % t); dashed: replace-one, not ranked",
                 ranked,
             ),
             panel(

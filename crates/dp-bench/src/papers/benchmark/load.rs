@@ -122,6 +122,28 @@ pub struct Run {
     pub entries: Vec<Entry>,
 }
 
+/// What encoding `dataset`'s records reads of the other records, if anything
+/// ([`dp_data::Encoding`]): the dataset is then not end-to-end private.
+pub fn reads_rows(dataset: &str) -> Option<&'static str> {
+    let id: dp_data::DatasetId = dataset.parse().ok()?;
+    match id.spec().encoding {
+        dp_data::Encoding::Public => None,
+        dp_data::Encoding::ReadsRows(why) => Some(why),
+    }
+}
+
+impl Run {
+    /// `stem (dataset)`, marked ‡ when the dataset's encoding reads the rows.
+    pub fn label(&self) -> String {
+        let mark = if reads_rows(&self.dataset).is_some() {
+            " ‡"
+        } else {
+            ""
+        };
+        format!("{} ({}){mark}", self.stem, self.dataset)
+    }
+}
+
 /// Every folder directly under `results` that holds a `summary.csv` (a finished run: its
 /// values are not read, [`load`] recomputes them from the cells) and a `config.toml` with
 /// `paper = "benchmark"`, in name order.

@@ -3,7 +3,7 @@
 //! datasets), then how to read the labels; after the tables, tuning gaps and wall times.
 
 use super::cell_stats::MIN_TRIALS;
-use super::load::{Entry, Role, Run};
+use super::load::{Entry, Role, Run, reads_rows};
 use super::rank::{Overall, View, median_wall_ms, ranked_at, tuning_gaps};
 use super::stats::ALPHA;
 use super::table::{few_trial_entries, num};
@@ -30,7 +30,10 @@ and drawn but not ranked. *guarantee*: (ε, δ) at the dataset's δ for every ce
 *rank*: by mean accuracy in the cell (exact ties share the mean rank); *vs best*: a one-sided \
 Welch test of the best against each learner, Holm-corrected over the cell at α = 0.05, \
 annotates (indistinguishable / worse) and never reorders. † marks a ranked entry with fewer \
-than MIN_TRIALS trials. Validation protocol: selection reads validation scores only.\n";
+than MIN_TRIALS trials; ‡ a dataset whose encoding reads the rows (not end-to-end private). \
+Validation protocol: every choice reads validation scores only (released privately and paid \
+for under honest tuning, on validation rows carved from the training rows by a fixed seed); \
+the test rows are read once per released model.\n";
 
 /// The title, the header counts, the summary and the how-to-read box.
 pub fn head(runs: &[Run], o: &Overall) -> String {
@@ -53,6 +56,21 @@ pub fn head(runs: &[Run], o: &Overall) -> String {
                 md.push_str(&top_three(run, eps));
             }
         }
+    }
+    let reading: Vec<String> = runs
+        .iter()
+        .filter_map(|r| reads_rows(&r.dataset).map(|why| format!("{}: {why}", r.dataset)))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !reading.is_empty() {
+        md.push_str(&format!(
+            "
+‡ Not end-to-end private: the dataset is encoded as its paper's script encodes \
+             it, which reads the rows, a release no learner pays for (the certified ε covers \
+             the learners, not the encoding). {}.\n",
+            md_cell(&reading.join("; "))
+        ));
     }
     md.push_str(&view_md("all datasets", &o.all, None));
     if o.binary.runs == o.all.runs {
@@ -91,9 +109,8 @@ fn top_three(run: &Run, eps: f64) -> String {
         .map(|e| format!("{} {}", md_cell(&e.learner), num(e.mean, 2)))
         .collect();
     format!(
-        "| {} ({}) | {} | {} | {} |\n",
-        md_cell(&run.stem),
-        md_cell(&run.dataset),
+        "| {} | {} | {} | {} |\n",
+        md_cell(&run.label()),
         format_number(eps),
         cols.join(" | "),
         if np.is_empty() {

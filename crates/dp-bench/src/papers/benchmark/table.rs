@@ -89,11 +89,10 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
         let ranks = rank_run(run, None);
         for &eps in &run.epsilons {
             md.push_str(&format!(
-                "\n## {} ({}), ε = {}\n\n| learner | relation | guarantee | accuracy (%) | \
+                "\n## {}, ε = {}\n\n| learner | relation | guarantee | accuracy (%) | \
                  trials | certified ε | rank | vs best (Holm p) | note |\n\
                  |---|---|---|---|---|---|---|---|---|\n",
-                md_cell(&run.stem),
-                md_cell(&run.dataset),
+                md_cell(&run.label()),
                 format_number(eps)
             ));
             let rank_of = |e: &Entry| ranks.get(&(eps.to_bits(), e.learner.clone())).copied();

@@ -210,7 +210,7 @@ fn benchmark_figures_rank_learners_and_flag_failed_and_over_budget_cells() {
     );
     assert!(summary < how && how < cells, "{md}");
     assert!(md.contains("Holm-corrected over the cell at α = 0.05"));
-    assert!(md.contains("selection reads validation scores only"));
+    assert!(md.contains("every choice reads validation scores only"));
     // 4 ranked results on d|1,x and d3 each, 2 on d2: all with 4 trials.
     assert!(
         md.contains("10 ranked entries have fewer than 10 trials: still ranked, marked †"),
