@@ -3,17 +3,16 @@
 
 use std::fmt::Debug;
 
-use anyhow::Context as _;
 use dp_core::accounting::event::Event;
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::iyengar::Calibration;
 use std::sync::Arc;
 
-use dp_core::features::FeatureMatrix;
-use dp_core::learn::{GlmData, Mechanism, accuracy_random_ties, multiclass_accuracy};
+use dp_core::learn::{GlmData, Mechanism};
 use dp_core::seed::run_seed;
 use serde::{Deserialize, Serialize};
 
+pub use super::scored::Scored;
 use super::sweep::{Sweep, finite};
 use super::{descent, honest};
 use crate::experiment::grid::Cell;
@@ -223,52 +222,6 @@ impl<G: Grid> GridMethod<G> {
             grid,
             honest: Default::default(),
             descents: Default::default(),
-        }
-    }
-}
-
-/// One point of a cell, run; a refused release (calibration impossible, solver short of its
-/// gradient target, a row over the bound) releases nothing: θ = 0, which scores 50%.
-pub struct Scored<'c> {
-    /// The released model: one θ, or one per class for one-vs-all.
-    pub thetas: Vec<Vec<f64>>,
-    /// The clipped rows it was trained on and is scored on.
-    data: Arc<ClippedData<'c>>,
-    /// ε the accountant certifies for what ran (∞: no guarantee).
-    pub epsilon: f64,
-    /// The event of what ran (`NoOp` when refused).
-    pub event: Event,
-    /// The run's noise scale (NaN when refused).
-    pub noise: f64,
-    /// Why the point released nothing, if it did not.
-    pub refused: Option<String>,
-}
-
-impl Scored<'_> {
-    /// Accuracy (a fraction) on clipped rows `x` labelled `y` (binary) or `classes`.
-    fn accuracy_on(&self, x: &FeatureMatrix, rows: &dp_data::Dataset) -> anyhow::Result<f64> {
-        Ok(if self.data.classes.is_empty() {
-            accuracy_random_ties(x, &rows.y, &self.thetas[0])
-        } else {
-            let classes = rows
-                .classes
-                .as_deref()
-                .context("one-vs-all needs the rows' classes")?;
-            multiclass_accuracy(x, classes, &self.thetas)
-        })
-    }
-
-    /// Test accuracy in percent: read once for a released model.
-    pub fn test_accuracy(&self, ctx: &Context<'_>) -> anyhow::Result<f64> {
-        Ok(100.0 * self.accuracy_on(&self.data.test_x, ctx.test)?)
-    }
-
-    /// The accuracy (a fraction) on the rows choices read: validation, or test under the
-    /// papers' protocol.
-    pub fn selection_accuracy(&self, ctx: &Context<'_>) -> anyhow::Result<f64> {
-        match (&self.data.valid_x, ctx.valid) {
-            (Some(x), Some(rows)) => self.accuracy_on(x, rows),
-            _ => self.accuracy_on(&self.data.test_x, ctx.test),
         }
     }
 }

@@ -16,6 +16,7 @@ mod frank_wolfe;
 mod honest;
 mod nonprivate;
 mod permutation;
+mod scored;
 mod sgd;
 mod sweep;
 
