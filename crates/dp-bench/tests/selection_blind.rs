@@ -138,3 +138,33 @@ fn random_test_labels_leave_every_tuned_release_unchanged() {
     // The test can fail: the reported accuracies do read the (changed) test labels.
     assert_eq!(accuracies_moved, real.len(), "{real:?} vs {random:?}");
 }
+
+#[test]
+fn predictions_on_validation_rows_are_refused_before_any_cell() {
+    // A worker asked for predictions would get the validation rows' features: private rows
+    // its declared event does not cover. The run stops at validation, exit 2, folder untouched.
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("p.toml");
+    std::fs::write(
+        &config,
+        "seed = 1\ntrials = 1\nepsilons = [1.0]\ndelta = 1e-6\n\
+         [dataset]\nname = \"synthetic-l\"\nvalidation_fraction = 0.2\n\
+         [methods.w]\nkind = \"external\"\ncommand = [\"false\"]\nrelation = \"add_remove\"\n\
+         output = \"predictions\"\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dp-bench"))
+        .args([
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("output = \"theta\""), "{err}");
+    assert!(!out.join("cells.log").exists());
+}

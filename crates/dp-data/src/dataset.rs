@@ -91,7 +91,9 @@ impl Dataset {
 
     /// Splits off `n` rows drawn as [`Dataset::stratified_subsample`] draws them (the label
     /// balance kept): `(the other rows, the n rows)`, each in the original order. How a
-    /// validation set is carved from the training rows: by a fixed seed, never by the data.
+    /// validation set is carved from the training rows, by a fixed seed over the rows'
+    /// positions within each label (a row added before the carve reshuffles it: guarantees
+    /// are for neighbours of the fixed split).
     pub fn stratified_holdout(&self, n: usize, seed: u32) -> Result<(Dataset, Dataset)> {
         if n == 0 || n >= self.len() {
             return Err(DataError::Invalid(format!(

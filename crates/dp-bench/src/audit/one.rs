@@ -114,11 +114,14 @@ pub struct OneRun {
 
 /// A dataset of the pair prepared as a grid prepares its training split.
 pub(super) fn prepared(cfg: &Config, d: &dp_data::Dataset) -> anyhow::Result<Prepared> {
-    // δ was resolved for the base rows; D′ may hold one row more.
-    let cfg = Config {
+    // δ was resolved for the base rows; D′ may hold one row more. An audit runs one mechanism
+    // and makes no choice, so no validation rows: carving them from D and D′ separately would
+    // reshuffle the carve and break the pair's neighbourhood.
+    let mut cfg = Config {
         delta_rule: None,
         ..cfg.clone()
     };
+    cfg.dataset.validation_fraction = 0.0;
     let split = dp_data::Split {
         train: d.clone(),
         test: d.clone(),

@@ -72,9 +72,9 @@ impl Context<'_> {
     /// candidate whose training certifies `train_epsilon` ([`Selection::release`]).
     pub fn selection_score(&self, theta: &[f64], train_epsilon: f64, seed: u64) -> f64 {
         let rows = self.selection_rows();
-        let fraction = dp_core::learn::accuracy(&rows.x, &rows.y, theta);
+        let percent = 100.0 * dp_core::learn::accuracy(&rows.x, &rows.y, theta);
         self.selection
-            .release(fraction, rows.len(), train_epsilon, seed)
+            .release(percent, rows.len(), train_epsilon, seed)
     }
 
     /// The exact score (percent) on the selection rows, which a choice reads when its cost is

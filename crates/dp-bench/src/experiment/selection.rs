@@ -3,13 +3,18 @@
 //! With validation rows (`dataset.validation_fraction` > 0), every choice made from data reads
 //! validation scores only and the test rows are read once, for the released model. Under the
 //! default `validation = "private"`, honest tuning releases each candidate's score by the
-//! Laplace mechanism on its count of correct validation predictions: adding, removing or
-//! replacing one row changes that count by at most 1, so Lap(1/ε_s) makes the score ε_s-DP
-//! (pure), and the candidate's event is its training event composed with that release. The
-//! rows are assigned to training and validation by a fixed seed, never by their values, and
-//! the two releases are composed over all the private rows (no parallel composition is
-//! claimed), so the bound holds whichever side a differing row falls on. The tuned
-//! procedure's certificate thus covers the selection too.
+//! Laplace mechanism on its count of correct validation predictions: changing one validation
+//! row changes that count by at most 1 (a random-tie half or a one-vs-all 1/m credit
+//! included), so Lap(1/ε_s) makes the score ε_s-DP (pure), and the candidate's event is its
+//! training event composed with that release. The tuned procedure's certificate thus covers
+//! the selection too.
+//!
+//! The guarantee is for neighbours of the fixed split, as for the train/test split before it:
+//! the rows are assigned to training, validation and test by seeded permutations of their
+//! positions (a stratified draw for validation), and a neighbouring dataset differs in one
+//! training or one validation row with the assignment of the others unchanged. Adding a row
+//! before the split would reshuffle it; the certificate does not cover that. The two
+//! releases are composed over both parts (no parallel composition is claimed).
 
 use dp_core::accounting::event::Event;
 use dp_core::learn::laplace::laplace;
@@ -55,6 +60,8 @@ impl Selection {
     /// validation) or meaningless (training without a guarantee).
     pub fn score_epsilon(self, train_epsilon: f64) -> Option<f64> {
         match self {
+            // A training ε that is not a number releases a constant score: nothing to pay.
+            Selection::Validation(ValidationMode::Private) if train_epsilon.is_nan() => Some(0.0),
             Selection::Validation(ValidationMode::Private) if train_epsilon.is_finite() => {
                 Some(SCORE_SHARE * train_epsilon.max(0.0))
             }
@@ -82,13 +89,13 @@ impl Selection {
         }
     }
 
-    /// The released score (percent) of a candidate with accuracy `fraction` on the `n`
-    /// selection rows: exact (`100 · fraction`, bit for bit what the papers' protocol scored),
-    /// or its count of correct rows with Lap(1/ε_s) noise from `seed`'s own stream (ε_s = 0
-    /// releases a constant 0: no information, no cost).
-    pub fn release(self, fraction: f64, n: usize, train_epsilon: f64, seed: u64) -> f64 {
+    /// The released score (percent) of a candidate whose exact accuracy on the `n` selection
+    /// rows is `percent`: exact (the caller's own arithmetic, bit for bit what the papers'
+    /// protocol scored), or its count of correct rows with Lap(1/ε_s) noise from `seed`'s own
+    /// stream (ε_s = 0 releases a constant 0: no information, no cost).
+    pub fn release(self, percent: f64, n: usize, train_epsilon: f64, seed: u64) -> f64 {
         match self.score_epsilon(train_epsilon) {
-            None => 100.0 * fraction,
+            None => percent,
             Some(e) if e <= 0.0 => 0.0,
             Some(e) => {
                 let mut rng = StdRng::seed_from_u64(dp_core::seed::derive_seed(&[
@@ -96,7 +103,7 @@ impl Selection {
                     &seed.to_le_bytes(),
                 ]));
                 // Random ties credit halves: the count moves by at most 1 all the same.
-                let correct = fraction * n as f64;
+                let correct = percent / 100.0 * n as f64;
                 100.0 * (correct + laplace(&mut rng, 1.0 / e)) / n.max(1) as f64
             }
         }
@@ -115,11 +122,14 @@ mod tests {
             Selection::Test,
             Selection::Validation(ValidationMode::Public),
         ] {
-            assert_eq!(s.release(0.75, 40, 1.0, 7), 75.0);
+            assert_eq!(s.release(75.0, 40, 1.0, 7), 75.0);
             assert_eq!(s.candidate_event(Event::NoOp, 1.0), Event::NoOp);
         }
-        // Without a training guarantee the score's noise would buy nothing.
+        // Without a training guarantee the score's noise would buy nothing; a training ε that
+        // is not a number releases a constant, never an exact, unpaid score.
         assert_eq!(PRIVATE.score_epsilon(f64::INFINITY), None);
+        assert_eq!(PRIVATE.score_epsilon(f64::NAN), Some(0.0));
+        assert_eq!(PRIVATE.release(80.0, 100, f64::NAN, 1), 0.0);
     }
 
     #[test]
@@ -139,21 +149,21 @@ mod tests {
         // percentages deviate from 50 by 5 on average (over 20,000 seeds, within 3 %).
         let n = 20_000;
         let dev: f64 = (0..n)
-            .map(|s| (PRIVATE.release(0.5, 100, 2.0, s) - 50.0).abs())
+            .map(|s| (PRIVATE.release(50.0, 100, 2.0, s) - 50.0).abs())
             .sum::<f64>()
             / n as f64;
         assert!((dev - 5.0).abs() < 0.15, "{dev}");
         // Seeded: the same seed gives the same score; another seed another.
         assert_eq!(
-            PRIVATE.release(0.5, 100, 2.0, 3),
-            PRIVATE.release(0.5, 100, 2.0, 3)
+            PRIVATE.release(50.0, 100, 2.0, 3),
+            PRIVATE.release(50.0, 100, 2.0, 3)
         );
         assert_ne!(
-            PRIVATE.release(0.5, 100, 2.0, 3),
-            PRIVATE.release(0.5, 100, 2.0, 4)
+            PRIVATE.release(50.0, 100, 2.0, 3),
+            PRIVATE.release(50.0, 100, 2.0, 4)
         );
         // A zero budget releases a constant.
-        assert_eq!(PRIVATE.release(0.99, 100, 0.0, 3), 0.0);
+        assert_eq!(PRIVATE.release(99.0, 100, 0.0, 3), 0.0);
         assert_eq!(
             PRIVATE.candidate_event(Event::NoOp, 0.0),
             Event::NoOp,

@@ -205,6 +205,20 @@ impl Method for External {
         20.0
     }
 
+    /// Predictions are made on the test rows only, and handing the worker the validation
+    /// rows' features would give it private rows its declared event does not cover: with
+    /// validation rows an outside learner releases θ, which the harness scores.
+    fn check_target(&self, ctx: &Context<'_>, _epsilon: f64) -> anyhow::Result<()> {
+        if ctx.valid.is_some() && self.cfg.output == Output::Predictions {
+            anyhow::bail!(
+                "`output = \"predictions\"` with `dataset.validation_fraction` > 0: choices \
+                 read validation scores, and predicting on the validation rows would hand the \
+                 worker private rows its declared event does not cover; set `output = \"theta\"`"
+            );
+        }
+        Ok(())
+    }
+
     fn run(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let files = self.files(ctx)?;
         let outcome = match self.cfg.tuning {
@@ -239,32 +253,32 @@ struct Fit {
 }
 
 impl Fit {
-    /// Accuracy (a fraction) of the released θ or predictions on `rows`, whose predictions
-    /// (if predictions were asked for) start at `offset` of the evaluation rows.
-    fn accuracy_on(&self, output: Output, rows: &dp_data::Dataset, offset: usize) -> f64 {
+    /// Accuracy in percent of the released θ on `rows`, or of the released predictions (made
+    /// on the test rows) against `rows`' labels; the arithmetic the cells always used.
+    fn percent_on(&self, output: Output, rows: &dp_data::Dataset) -> f64 {
         match output {
-            Output::Theta => dp_core::learn::accuracy(&rows.x, &rows.y, &self.values),
+            Output::Theta => 100.0 * dp_core::learn::accuracy(&rows.x, &rows.y, &self.values),
             Output::Predictions => {
-                let right = self.values[offset.min(self.values.len())..]
+                let right = self
+                    .values
                     .iter()
                     .zip(&rows.y)
                     .filter(|&(&p, &y)| (p == 1.0) == (y > 0.0))
                     .count();
-                right as f64 / rows.len().max(1) as f64
+                100.0 * right as f64 / self.values.len().max(1) as f64
             }
         }
     }
 
-    /// Test accuracy in percent (the evaluation rows are the validation rows, if any, then
-    /// the test rows): read once per released model.
+    /// Test accuracy in percent: read once per released model.
     fn test_accuracy(&self, ctx: &Context<'_>, output: Output) -> f64 {
-        let offset = ctx.valid.map_or(0, |v| v.len());
-        100.0 * self.accuracy_on(output, ctx.test, offset)
+        self.percent_on(output, ctx.test)
     }
 
-    /// The accuracy (a fraction) on the rows choices read.
+    /// The accuracy in percent on the rows choices read (predictions exist only for the test
+    /// rows, so a config with validation rows refuses them: [`External::check_target`]).
     fn selection_accuracy(&self, ctx: &Context<'_>, output: Output) -> f64 {
-        self.accuracy_on(output, ctx.selection_rows(), 0)
+        self.percent_on(output, ctx.selection_rows())
     }
 }
 
@@ -348,13 +362,7 @@ impl External {
             debug_assert_eq!(*r, root);
             return Ok(f.clone());
         }
-        // Predictions are asked for on the evaluation rows: the validation rows (if any), then
-        // the test rows; only the validation part is ever scored for a choice.
-        let eval = match ctx.valid {
-            Some(v) => v.clone().concat(ctx.test.clone(), "evaluation")?.x,
-            None => ctx.test.x.clone(),
-        };
-        let test = (self.cfg.output == Output::Predictions).then_some(&eval);
+        let test = (self.cfg.output == Output::Predictions).then_some(&ctx.test.x);
         let f = npy::write_once(&root, ctx.train.x(), ctx.train.y(), test)?;
         *slot = Some((root, f.clone()));
         Ok(f)
@@ -405,7 +413,7 @@ impl External {
             id,
             output,
             len: match output {
-                Some(Output::Predictions) => ctx.test.len() + ctx.valid.map_or(0, |v| v.len()),
+                Some(Output::Predictions) => ctx.test.len(),
                 _ => ctx.train.d(),
             },
             relation: self.cfg.relation.neighbours(),

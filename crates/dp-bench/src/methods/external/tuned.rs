@@ -235,10 +235,8 @@ pub fn honest(
             ));
         }
         let rows = ctx.selection_rows().len();
-        let fraction = fit.selection_accuracy(ctx, m.cfg.output);
-        let score = ctx
-            .selection
-            .release(fraction, rows, plan.run_epsilon, seed);
+        let percent = fit.selection_accuracy(ctx, m.cfg.output);
+        let score = ctx.selection.release(percent, rows, plan.run_epsilon, seed);
         Ok((score, fit))
     })?;
     // The test rows are read once, for the released run. K = 0 (probability e^-μ, about 1e-6
@@ -281,7 +279,7 @@ pub fn dishonest(
             over.push(label(&m.cfg.prior, point));
         } else {
             // The choice reads the selection rows' exact scores (dishonest: not paid for).
-            let score = 100.0 * fit.selection_accuracy(ctx, m.cfg.output);
+            let score = fit.selection_accuracy(ctx, m.cfg.output);
             scores.push((i as f64, score));
             tests.push((i as f64, fit.test_accuracy(ctx, m.cfg.output)));
             if worst.as_ref().is_none_or(|(w, _)| eps > *w) {
@@ -289,9 +287,14 @@ pub fn dishonest(
             }
         }
     }
-    // The cell's own number: its best point by the scores the choice reads.
+    // The cell's own number: its best point by the scores the choice reads (a NaN score
+    // never wins).
+    let key = |i: usize| {
+        let s = scores[i].1;
+        if s.is_nan() { f64::NEG_INFINITY } else { s }
+    };
     let best = (0..scores.len())
-        .max_by(|&a, &b| scores[a].1.total_cmp(&scores[b].1))
+        .max_by(|&a, &b| key(a).total_cmp(&key(b)))
         .map_or(f64::NAN, |i| tests[i].1);
     let details = DishonestDetails {
         scores,

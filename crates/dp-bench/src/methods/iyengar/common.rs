@@ -405,7 +405,7 @@ fn dishonest_cell<G: Grid>(
         // accuracy, and the choice between them reads the validation scores alone.
         sweep.acc.push(finite(s.test_accuracy(ctx)?));
         if validated {
-            valid.push(finite(100.0 * s.selection_accuracy(ctx)?));
+            valid.push(finite(s.selection_accuracy(ctx)?));
         }
         events.push(s.event);
         sweep.eps.push(finite(s.epsilon));

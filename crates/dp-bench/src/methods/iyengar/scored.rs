@@ -47,12 +47,16 @@ impl Scored<'_> {
         Ok(100.0 * self.accuracy_on(&self.data.test_x, ctx.test)?)
     }
 
-    /// The accuracy (a fraction) on the rows choices read: validation, or test under the
+    /// The accuracy in percent on the rows choices read: validation, or test under the
     /// papers' protocol.
     pub fn selection_accuracy(&self, ctx: &Context<'_>) -> anyhow::Result<f64> {
-        match (&self.data.valid_x, ctx.valid) {
-            (Some(x), Some(rows)) => self.accuracy_on(x, rows),
-            _ => self.accuracy_on(&self.data.test_x, ctx.test),
-        }
+        let fraction = match (&self.data.valid_x, ctx.valid) {
+            (Some(x), Some(rows)) => self.accuracy_on(x, rows)?,
+            (None, None) => self.accuracy_on(&self.data.test_x, ctx.test)?,
+            _ => anyhow::bail!(
+                "the clipped rows have no validation copy: a choice would read test rows"
+            ),
+        };
+        Ok(100.0 * fraction)
     }
 }
