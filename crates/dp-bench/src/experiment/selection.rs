@@ -55,6 +55,11 @@ pub enum Selection {
 }
 
 impl Selection {
+    /// Whether a candidate's score is released privately and paid for.
+    pub fn pays_for_scores(self) -> bool {
+        self == Selection::Validation(ValidationMode::Private)
+    }
+
     /// The pure ε of one candidate's released score, for a candidate whose training certifies
     /// `train_epsilon`; `None` when the score is free (the papers' test protocol, public
     /// validation) or meaningless (training without a guarantee).

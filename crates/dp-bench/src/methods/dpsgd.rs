@@ -264,7 +264,7 @@ impl DpsgdConfig {
         (q, steps): (f64, usize),
         z: f64,
     ) -> dp_core::Result<f64> {
-        if ctx.selection.score_epsilon(1.0).is_none() {
+        if !ctx.selection.pays_for_scores() {
             return Ok(f64::INFINITY);
         }
         let event = self.run_with(n, q, steps, self.lr_min, z)?.event();
