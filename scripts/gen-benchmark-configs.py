@@ -20,7 +20,9 @@ The protocol, the same for every dataset and learner:
 - learners with nothing to tune (Algorithm 1, diffprivlib at its documented default C = 1.0) run
   once at the full budget; the outside NumPy DP-SGD has no documented defaults, so it is tuned
   over a declared prior like the built-in learners;
-- every calibration certified (Iyengar et al.'s kinds with calibration = "certified").
+- every calibration certified (Iyengar et al.'s kinds with calibration = "certified"), every
+  learner at one neighbouring relation, replace-one (relation = "replace_one": add/remove
+  learners are calibrated to the add/remove target that group privacy takes to it).
 The -fast variants cut trials and grids so that every dataset runs in minutes on 2 cores.
 """
 import os
@@ -151,6 +153,9 @@ def config(stem, variant):
     out += [
         f"epsilons = {spec.get('epsilons', EPSILONS)}",
         'delta = "1/n^2"',
+        "# One neighbouring relation for every learner: replace-one (add/remove learners are",
+        "# calibrated and certified under it by group privacy).",
+        'relation = "replace_one"',
         "",
         "[dataset]",
         f'name = "{spec["name"]}"',

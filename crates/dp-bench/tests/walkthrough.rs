@@ -45,7 +45,8 @@ fn the_walkthrough_puts_the_example_learner_on_the_leaderboard() {
             .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
     };
     let rows: Vec<Vec<String>> = board.lines().skip(1).map(fields).collect();
-    // Its row at each ε, ranked (add/remove, certified at its target), beside Algorithm 1.
+    // Its row at each ε, ranked (an add/remove learner certified under the leaderboard's
+    // replace-one relation by group privacy, at its target), beside Algorithm 1.
     let mine: Vec<&Vec<String>> = rows
         .iter()
         .filter(|r| r[col("learner")].contains("my_learner"))
@@ -57,6 +58,10 @@ fn the_walkthrough_puts_the_example_learner_on_the_leaderboard() {
         let eps: f64 = r[col("epsilon_certified")].parse().unwrap();
         let target: f64 = r[col("epsilon")].parse().unwrap();
         assert!(eps <= target, "{board}");
+        assert_eq!(r[col("relation")], "replace-one", "{board}");
+        // Its own add/remove ε is shown beside it: about half the target.
+        let own: f64 = r[col("epsilon_add_remove")].parse().unwrap();
+        assert!(own <= target / 2.0 && own > 0.4 * target, "{board}");
     }
 }
 

@@ -137,33 +137,6 @@ pub(super) fn relation_name(n: Neighbours) -> &'static str {
     }
 }
 
-/// The replace-one ε at the config's δ implied by an add/remove certificate ε(·): a
-/// replace-one pair is two add/remove steps, and group privacy makes an (ε, δ′) mechanism
-/// (2ε, (1 + e^ε)δ′)-DP for it. For any e with f(e) = ε(δ/(1 + e^e)) ≤ e, the mechanism is
-/// therefore (2f(e), δ)-DP for replace-one neighbours. e is found by iterating f from ε(δ)
-/// (the iterates increase to the fixed point) and the condition is checked, not assumed;
-/// ∞ when no such e is found.
-fn group_of_two(ctx: &Context<'_>, event: &Event) -> anyhow::Result<f64> {
-    let delta = ctx.cfg.delta;
-    let f = |e: f64| ctx.certify_at(event, delta / (1.0 + e.exp()));
-    let mut e = ctx.certify(event)?;
-    for _ in 0..64 {
-        if !e.is_finite() {
-            break;
-        }
-        let candidate = e * (1.0 + 1e-9) + 1e-12;
-        if delta / (1.0 + candidate.exp()) < 1e-300 {
-            break; // δ′ underflows: no finite certificate this way
-        }
-        let fe = f(candidate)?;
-        if fe <= candidate {
-            return Ok(2.0 * fe);
-        }
-        e = fe;
-    }
-    Ok(f64::INFINITY)
-}
-
 /// What an audit needs to know of a mechanism before it builds its datasets.
 #[derive(Clone, Copy, Debug)]
 pub struct Probe {
@@ -332,7 +305,7 @@ pub fn audit(
         && audited.certificate == Neighbours::AddRemove;
     let certify = |e: &Event| {
         if group {
-            group_of_two(&ctx_d, e)
+            ctx_d.certify_group_of_two(e)
         } else {
             ctx_d.certify(e)
         }

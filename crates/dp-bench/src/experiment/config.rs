@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
+use dp_core::accounting::Neighbours;
 use serde::Deserialize;
 
 use super::audit_settings::AuditSettings;
@@ -112,6 +113,8 @@ struct RawConfig {
     methods: BTreeMap<String, toml::Spanned<toml::Table>>,
     #[serde(default)]
     audit: Option<AuditSettings>,
+    #[serde(default)]
+    relation: Option<Neighbours>,
 }
 
 /// `delta` as written: a number, or `"1/n^2"` (Iyengar et al.'s δ = 1/n_train²).
@@ -185,6 +188,10 @@ pub struct Config {
     pub methods: BTreeMap<String, MethodSpec>,
     /// `[audit]`: the config is an audit of its methods (`dp-bench audit`), not a grid.
     pub audit: Option<AuditSettings>,
+    /// The neighbouring relation every method is calibrated and certified under (`relation =
+    /// "replace_one"`: add/remove methods by group privacy); `None` leaves each method at its
+    /// own relation, as the papers ran them.
+    pub relation: Option<Neighbours>,
 }
 
 impl Config {
@@ -264,9 +271,11 @@ impl Config {
             dataset: raw.dataset,
             methods,
             audit: raw.audit,
+            relation: raw.relation,
         };
         cfg.validate().map_err(fail)?;
         super::method::check_one_vs_all(&cfg.dataset, &cfg.methods, registry).map_err(fail)?;
+        super::method::check_relation(cfg.relation, &cfg.methods).map_err(fail)?;
         Ok(cfg)
     }
 
@@ -297,6 +306,9 @@ impl Config {
         }
         if let Some(p) = &self.paper {
             v["paper"] = p.clone().into();
+        }
+        if let Some(r) = self.relation {
+            v["relation"] = serde_json::to_value(r)?;
         }
         if let Some(d) = &self.output_dir {
             v["output_dir"] = d.display().to_string().into();

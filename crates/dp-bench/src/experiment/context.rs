@@ -3,7 +3,9 @@
 
 use anyhow::Context as _;
 use dp_core::accounting::event::Event;
-use dp_core::accounting::{Certifier, PldAccountant, RdpAccountant};
+use dp_core::accounting::{
+    Certifier, Neighbours, PldAccountant, RdpAccountant, Target, add_remove_target_for_replace_one,
+};
 use dp_core::learn::{GlmData, GlmLoss, Optimizer};
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +62,42 @@ impl Context<'_> {
     /// [`Context::certify`] at another δ (an audit's δ/(1 + e^ε), for instance).
     pub fn certify_at(&self, event: &Event, delta: f64) -> anyhow::Result<f64> {
         Ok(self.certifier.epsilon(event, delta)?)
+    }
+
+    /// The replace-one ε at the config's δ that group privacy gives an add/remove event
+    /// ([`Certifier::group_of_two`]; an audit of a replace-one pair against an add/remove
+    /// certificate).
+    pub fn certify_group_of_two(&self, event: &Event) -> anyhow::Result<f64> {
+        Ok(self.certifier.group_of_two(event, self.cfg.delta)?)
+    }
+
+    /// Whether a method whose guarantee is for `native` neighbours is taken to the config's
+    /// `relation` by group privacy (add/remove to replace-one).
+    pub fn by_group(&self, native: Option<Neighbours>) -> bool {
+        native == Some(Neighbours::AddRemove) && self.cfg.relation == Some(Neighbours::ReplaceOne)
+    }
+
+    /// The target a method of relation `native` calibrates to for ε at the config's δ: (ε, δ)
+    /// itself, or under `relation = "replace_one"` for an add/remove method the add/remove
+    /// target that group privacy takes to it ([`add_remove_target_for_replace_one`]). A
+    /// method's own checks of its events certify at this target's δ.
+    pub fn target(&self, epsilon: f64, native: Option<Neighbours>) -> anyhow::Result<Target> {
+        let target = Target::new(epsilon, self.cfg.delta)?;
+        Ok(if self.by_group(native) {
+            add_remove_target_for_replace_one(target)?
+        } else {
+            target
+        })
+    }
+
+    /// A cell's ε under the config's `relation` for an event of relation `native` (the runner's
+    /// `epsilon_accounted`): [`Context::certify`], or the replace-one certificate of an
+    /// add/remove event ([`Certifier::epsilon_under`]).
+    pub fn certify_as(&self, event: &Event, native: Option<Neighbours>) -> anyhow::Result<f64> {
+        match (native, self.cfg.relation) {
+            (Some(n), Some(w)) => Ok(self.certifier.epsilon_under(event, self.cfg.delta, n, w)?),
+            _ => self.certify(event),
+        }
     }
 
     /// The rows every choice from data reads: the validation rows, or the test rows under the

@@ -44,13 +44,17 @@ fn method_fingerprint(cfg: &Config, spec: &MethodSpec) -> String {
             obj.insert("scheme".into(), scheme.into());
         }
     }
-    let text = serde_json::json!({
+    let mut text = serde_json::json!({
         "method": method,
         "dataset": cfg.dataset,
         "delta": cfg.delta,
         "seed": cfg.seed,
-    })
-    .to_string();
+    });
+    // Only when set, so that the cells of configs without the key keep their keys.
+    if let Some(r) = cfg.relation {
+        text["relation"] = serde_json::to_value(r).expect("a relation serialises");
+    }
+    let text = text.to_string();
     let d = Sha256::digest(text.as_bytes());
     hex::encode(&d[..8])
 }

@@ -153,6 +153,34 @@ pub fn check_one_vs_all(
     ))
 }
 
+/// Refuses a config whose `relation` a method cannot be certified under: replace-one DP says
+/// nothing about adding or removing a record (a mechanism may release n), so no bound takes a
+/// replace-one method to add/remove. The message names each such method.
+pub fn check_relation(
+    relation: Option<dp_core::accounting::Neighbours>,
+    methods: &BTreeMap<String, MethodSpec>,
+) -> Result<(), String> {
+    use dp_core::accounting::Neighbours::{AddRemove, ReplaceOne};
+    if relation != Some(AddRemove) {
+        return Ok(());
+    }
+    let refused: Vec<String> = methods
+        .iter()
+        .filter(|(_, m)| m.method.protocol().relation == Some(ReplaceOne))
+        .map(|(name, m)| format!("`methods.{name}` (kind {:?})", m.kind))
+        .collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "key `relation` = \"add_remove\" cannot be met by {}, whose guarantee is for \
+         replace-one neighbours (it says nothing about adding or removing a record); use \
+         `relation = \"replace_one\"` (add/remove methods are then certified by group privacy) \
+         or remove the key or those methods",
+        refused.join(", ")
+    ))
+}
+
 /// What one cell of a method produced: what it released and the privacy event of the
 /// computation that released it. The runner certifies the event ([`Context::certify`]), adds
 /// the cell's identity and wall time, and refuses a cell of a certified calibration whose ε

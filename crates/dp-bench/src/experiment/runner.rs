@@ -74,6 +74,11 @@ pub fn progress_bar(total: usize, unit: &str, show: bool) -> ProgressBar {
     b
 }
 
+/// A number for JSON, which has no ∞ (null then).
+fn finite_or_null(x: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
 /// Runs one cell through its method and times it.
 pub fn run_cell(ctx: &CellContext<'_>, cell: &Cell) -> anyhow::Result<CellRecord> {
     let start = Instant::now();
@@ -82,8 +87,23 @@ pub fn run_cell(ctx: &CellContext<'_>, cell: &Cell) -> anyhow::Result<CellRecord
         .methods
         .get(&cell.method)
         .expect("cells come from the config");
-    let out = spec.method.run(ctx, cell)?;
-    let epsilon_accounted = ctx.certify(&out.event)?;
+    let mut out = spec.method.run(ctx, cell)?;
+    let native = spec.method.protocol().relation;
+    let epsilon_accounted = ctx.certify_as(&out.event, native)?;
+    // A run that fixes its relation (the leaderboard's) records what the tables show beside
+    // the certified ε: the method's own relation's ε, and whether that ε holds with δ = 0.
+    if let (Some(_), Some(d)) = (ctx.cfg.relation, out.details.as_object_mut()) {
+        let doubled = if ctx.by_group(native) { 2.0 } else { 1.0 };
+        let pure = out
+            .event
+            .pure_epsilon()
+            .is_some_and(|p| doubled * p <= epsilon_accounted);
+        d.insert("pure_dp".into(), pure.into());
+        if ctx.by_group(native) {
+            let own = ctx.certify(&out.event)?;
+            d.insert("epsilon_add_remove".into(), finite_or_null(own));
+        }
+    }
     let record = CellRecord {
         method: cell.method.clone(),
         kind: spec.kind.to_string(),

@@ -1,7 +1,6 @@
 //! `kind = "alg1"`: Redberg et al.'s Algorithm 1. Calibrate (σ, λ) for the cell's ε, solve,
 //! release, score.
 
-use dp_core::accounting::Target;
 use dp_core::accounting::event::Neighbours;
 use dp_core::error::ensure;
 use dp_core::learn::{Alg1, Alg1Spec, Mechanism};
@@ -168,7 +167,7 @@ impl Alg1Config {
     /// The mechanism of a cell at `epsilon`: (σ, λ) calibrated for (ε, the config's δ).
     fn calibrated(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Alg1> {
         let spec = self.spec(public_row_norm_bound(&ctx.cfg.dataset)?);
-        let target = Target::new(epsilon, ctx.cfg.delta)?;
+        let target = ctx.target(epsilon, Some(Neighbours::AddRemove))?;
         Ok(spec.calibrate(self.noise_factor, target, &ctx.rdp)?)
     }
 }

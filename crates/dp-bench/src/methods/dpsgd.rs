@@ -334,7 +334,7 @@ impl DpsgdConfig {
     /// target; candidates are scored by their index in [`DpsgdConfig::grid`].
     fn run_grid(&self, ctx: &Context<'_>, cell: &Cell) -> anyhow::Result<CellOutcome> {
         let n = ctx.train.n();
-        let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
+        let target = ctx.target(cell.epsilon, Some(Neighbours::AddRemove))?;
         let grid = self.grid();
         let mut z_of = std::collections::BTreeMap::new();
         for &(_, b, _) in &grid {
@@ -427,7 +427,7 @@ impl Method for DpsgdConfig {
         }
         let n = ctx.train.n();
         let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
-        let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
+        let target = ctx.target(cell.epsilon, Some(Neighbours::AddRemove))?;
         let train = self.training_data(ctx);
         let run = |lr: f64, z: f64| self.run_with(n, q, steps, lr, z);
         let z = self.z_for(ctx, n, (q, steps), target, self.tuning)?;
@@ -469,7 +469,7 @@ impl Method for DpsgdConfig {
 
     fn check_target(&self, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<()> {
         let n = ctx.train.n();
-        let target = Target::new(epsilon, ctx.cfg.delta)?;
+        let target = ctx.target(epsilon, Some(Neighbours::AddRemove))?;
         if self.is_grid() {
             let mut batches: Vec<u32> = self.grid().iter().map(|&(_, b, _)| b).collect();
             batches.sort_unstable();
@@ -494,7 +494,7 @@ impl Method for DpsgdConfig {
         );
         let n = ctx.train.n();
         let (q, steps) = poisson_schedule(n, self.batch_size as usize, self.epochs as usize);
-        let target = Target::new(epsilon, ctx.cfg.delta)?;
+        let target = ctx.target(epsilon, Some(Neighbours::AddRemove))?;
         let z = self.z_for(ctx, n, (q, steps), target, Tuning::Dishonest)?;
         let lr = log_grid(self.lr_min, self.lr_max, 1)[0];
         let mech = self.run_with(n, q, steps, lr, z)?;

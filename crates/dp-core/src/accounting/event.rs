@@ -10,7 +10,7 @@
 //! datasets ([`Event::neighbours`]). Sensitivities are normalised to 1: a Gaussian with noise σ
 //! on a query of ℓ2 sensitivity Δ is `Gaussian { noise_multiplier: σ/Δ }`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::accounting::objpert::ObjPert;
 use crate::accounting::private_selection::Selection;
@@ -19,7 +19,7 @@ use crate::error::{
 };
 
 /// Which datasets an event's guarantee treats as neighbours.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Neighbours {
     /// Datasets that differ by adding or removing one record (every event but one).
@@ -237,6 +237,19 @@ impl Event {
         }
     }
 
+    /// The ε of basic composition when every part is pure ε-DP (`NoOp`, `EpsilonDelta{ε, 0}`
+    /// and compositions of them): the bound that holds with δ = 0. `None` for anything else,
+    /// including amplified or selected pure parts, whose bounds here are approximate.
+    pub fn pure_epsilon(&self) -> Option<f64> {
+        match self {
+            Event::NoOp => Some(0.0),
+            Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 => Some(*epsilon),
+            Event::SelfComposed { event, count } => Some(event.pure_epsilon()? * *count as f64),
+            Event::Composed(parts) => parts.iter().map(Event::pure_epsilon).sum(),
+            _ => None,
+        }
+    }
+
     /// A short human-readable name of the variant, for error messages.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -258,6 +271,26 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pure_epsilon_is_basic_composition_of_pure_parts_only() {
+        let pure = Event::epsilon_delta(0.25, 0.0).unwrap();
+        let three = Event::Composed(vec![
+            pure.clone(),
+            Event::NoOp,
+            pure.clone().self_composed(2),
+        ]);
+        assert_eq!(three.pure_epsilon(), Some(0.75));
+        assert_eq!(
+            Event::epsilon_delta(0.25, 1e-9).unwrap().pure_epsilon(),
+            None
+        );
+        let with_gaussian = Event::Composed(vec![pure.clone(), Event::gaussian(1.0).unwrap()]);
+        assert_eq!(with_gaussian.pure_epsilon(), None);
+        let sampled = Event::poisson_sampled(0.1, pure).unwrap();
+        assert_eq!(sampled.pure_epsilon(), None);
+        assert_eq!(Event::NonPrivate.pure_epsilon(), None);
+    }
 
     #[test]
     fn constructors_check_their_fields() {

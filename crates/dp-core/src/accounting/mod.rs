@@ -23,6 +23,7 @@ pub mod private_selection;
 mod quadrature;
 pub mod rdp_accountant;
 pub mod rdp_curve;
+pub mod relation;
 pub mod subsampled_gaussian;
 pub mod subsampled_gaussian_wor;
 
@@ -36,3 +37,4 @@ pub use pld_accountant::PldAccountant;
 pub use private_selection::Selection;
 pub use rdp_accountant::RdpAccountant;
 pub use rdp_curve::{Conversion, RdpCurve, default_orders};
+pub use relation::add_remove_target_for_replace_one;

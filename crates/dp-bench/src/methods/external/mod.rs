@@ -27,9 +27,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dp_core::accounting::Event;
 use dp_core::accounting::event::Neighbours;
 use dp_core::accounting::event_json;
+use dp_core::accounting::{Event, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -284,8 +284,8 @@ impl Fit {
 
 /// ε our accountants certify for one declared release (the runner certifies the cell's
 /// event the same way; this is for the decisions a cell makes on it).
-fn certify(ctx: &Context<'_>, event: &Event) -> Result<f64, String> {
-    ctx.certify(event)
+fn certify(ctx: &Context<'_>, relation: Neighbours, event: &Event) -> Result<f64, String> {
+    ctx.certify_as(event, Some(relation))
         .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))
 }
 
@@ -294,12 +294,13 @@ fn certify(ctx: &Context<'_>, event: &Event) -> Result<f64, String> {
 /// `details.accuracy`, so it is never shown as an accuracy at the target.
 fn outcome<D: Serialize>(
     ctx: &Context<'_>,
+    relation: Neighbours,
     accuracy: f64,
     event: Event,
     target: f64,
     details: &D,
 ) -> Result<CellOutcome, String> {
-    let over_budget = certify(ctx, &event)? > target;
+    let over_budget = certify(ctx, relation, &event)? > target;
     let details = Budgeted {
         run: details,
         over_budget,
@@ -421,16 +422,23 @@ impl External {
         }
     }
 
+    /// The target a run of this learner is asked for at ε: (ε, the config's δ), or its
+    /// add/remove equivalent when the config ranks at replace-one ([`Context::target`]).
+    fn target(&self, ctx: &Context<'_>, epsilon: f64) -> Result<Target, String> {
+        ctx.target(epsilon, Some(self.cfg.relation.neighbours()))
+            .map_err(|e| format!("{e:#}"))
+    }
+
     /// The event the learner declares, without data, for a run at `target` with `point`.
-    fn declare(&self, ctx: &Context<'_>, point: &Value, epsilon: f64) -> Result<Event, String> {
+    fn declare(&self, ctx: &Context<'_>, point: &Value, target: Target) -> Result<Event, String> {
         let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
         let request = Request {
             id,
             files: None,
             n: ctx.train.n(),
             d: ctx.train.d(),
-            epsilon,
-            delta: ctx.cfg.delta,
+            epsilon: target.epsilon(),
+            delta: target.delta(),
             seed: 0,
             hyperparameters: point,
         };
@@ -440,14 +448,14 @@ impl External {
         }
     }
 
-    /// One fit at (`epsilon`, the config's δ) with `point`: what it released, the declared
-    /// event and the learner's own details.
+    /// One fit at `target` with `point`: what it released, the declared event and the
+    /// learner's own details.
     fn fit(
         &self,
         ctx: &Context<'_>,
         files: &DataFiles,
         point: &Value,
-        epsilon: f64,
+        target: Target,
         seed: u64,
     ) -> Result<Fit, String> {
         let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
@@ -456,8 +464,8 @@ impl External {
             files: Some(files),
             n: ctx.train.n(),
             d: ctx.train.d(),
-            epsilon,
-            delta: ctx.cfg.delta,
+            epsilon: target.epsilon(),
+            delta: target.delta(),
             seed,
             hyperparameters: point,
         };
@@ -484,7 +492,8 @@ impl External {
         cell: &Cell,
         files: &DataFiles,
     ) -> Result<CellOutcome, String> {
-        let fit = self.fit(ctx, files, &self.points[0], cell.epsilon, cell.seed)?;
+        let target = self.target(ctx, cell.epsilon)?;
+        let fit = self.fit(ctx, files, &self.points[0], target, cell.seed)?;
         let accuracy = fit.test_accuracy(ctx, self.cfg.output);
         let details = FixedDetails {
             relation: event_json::relation_name(self.cfg.relation.neighbours()).to_string(),
@@ -492,7 +501,8 @@ impl External {
                 .unwrap_or(Value::Null),
             learner: (!fit.details.is_null()).then_some(fit.details),
         };
-        outcome(ctx, accuracy, fit.event, cell.epsilon, &details)
+        let relation = self.cfg.relation.neighbours();
+        outcome(ctx, relation, accuracy, fit.event, cell.epsilon, &details)
     }
 
     /// Counts a restart (the next cell starts a new worker) and returns the reason.

@@ -40,9 +40,9 @@ pub type Plans = OnceMap<(u64, u64, usize, usize), Plan>;
 /// What every trial of one ε shares.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The per-run target ε (δ is the cell's).
-    run_epsilon: f64,
-    /// Each point's event at `run_epsilon`, as the learner declared it in advance.
+    /// The per-run target.
+    run_target: Target,
+    /// Each point's event at `run_target`, as the learner declared it in advance.
     events: Vec<Event>,
     /// K ~ Poisson(μ).
     tuning: HonestTuning,
@@ -145,14 +145,15 @@ pub fn label(prior: &toml::Table, point: &Value) -> String {
 }
 
 fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
-    let target = Target::new(epsilon, ctx.cfg.delta)?;
+    let target = m.target(ctx, epsilon).map_err(anyhow::Error::msg)?;
     let tuning = HonestTuning::poisson_tail(
         u64::from(m.cfg.grid_size.unwrap_or(10)),
         m.cfg.tail_prob.unwrap_or(0.9),
     )?;
     // Each probe's declarations, kept: the plan enforces exactly what was calibrated on.
     let probed: RefCell<HashMap<u64, Vec<Event>>> = RefCell::default();
-    let declare_all = |eps_run: f64| -> anyhow::Result<Vec<Event>> {
+    let declare_all = |run: Target| -> anyhow::Result<Vec<Event>> {
+        let eps_run = run.epsilon();
         if let Some(events) = probed.borrow().get(&eps_run.to_bits()) {
             return Ok(events.clone());
         }
@@ -160,7 +161,7 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
             .points
             .iter()
             .map(|p| {
-                m.declare(ctx, p, eps_run).map_err(|e| {
+                m.declare(ctx, p, run).map_err(|e| {
                     anyhow::anyhow!(
                         "declaring point {} at per-run ε = {eps_run}: {e}",
                         label(&m.cfg.prior, p)
@@ -175,9 +176,9 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
     };
     let run = tuning
         .calibrate_run_target(
-            |e: &Event| ctx.certify(e),
+            |e: &Event| ctx.certify_at(e, target.delta()),
             |t: Target| {
-                let runs = Event::Mixture(declare_all(t.epsilon())?);
+                let runs = Event::Mixture(declare_all(t)?);
                 Ok(ctx.selection.candidate_event(runs, t.epsilon()))
             },
             target,
@@ -188,12 +189,12 @@ fn plan(m: &External, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
                 target.delta()
             ))
         })?;
-    let events = declare_all(run.epsilon())?;
+    let events = declare_all(run)?;
     let base = ctx
         .selection
         .candidate_event(Event::Mixture(events.clone()), run.epsilon());
     Ok(Plan {
-        run_epsilon: run.epsilon(),
+        run_target: run,
         tuned: tuning.event(base),
         events,
         tuning,
@@ -224,7 +225,7 @@ pub fn honest(
     let tuned = select_best(&draws, |j, slot| {
         let i = slot as usize;
         let seed = run_seed(cell.seed, j);
-        let fit = m.fit(ctx, files, &m.points[i], plan.run_epsilon, seed)?;
+        let fit = m.fit(ctx, files, &m.points[i], plan.run_target, seed)?;
         if fit.event != plan.events[i] {
             return Err(format!(
                 "run {j} ({}) declared the event {} but the learner declared {} for the same \
@@ -236,7 +237,9 @@ pub fn honest(
         }
         let rows = ctx.selection_rows().len();
         let percent = fit.selection_accuracy(ctx, m.cfg.output);
-        let score = ctx.selection.release(percent, rows, plan.run_epsilon, seed);
+        let score = ctx
+            .selection
+            .release(percent, rows, plan.run_target.epsilon(), seed);
         Ok((score, fit))
     })?;
     // The test rows are read once, for the released run. K = 0 (probability e^-μ, about 1e-6
@@ -252,10 +255,18 @@ pub fn honest(
             .best
             .map(|b| label(&m.cfg.prior, &m.points[b.1 as usize])),
         scores: tuned.scores.iter().map(|&(v, s)| (v as usize, s)).collect(),
-        run_epsilon: plan.run_epsilon,
+        run_epsilon: plan.run_target.epsilon(),
         tuned_epsilon: None,
     };
-    outcome(ctx, accuracy, plan.tuned.clone(), cell.epsilon, &details)
+    let relation = m.cfg.relation.neighbours();
+    outcome(
+        ctx,
+        relation,
+        accuracy,
+        plan.tuned.clone(),
+        cell.epsilon,
+        &details,
+    )
 }
 
 /// One trial of dishonest tuning: every point at the cell's full budget. A point whose
@@ -272,9 +283,11 @@ pub fn dishonest(
     // The cell's event: the in-budget point whose event certifies the largest ε (what the
     // reported maximum over runs at most spends), NonPrivate when none is in budget.
     let mut worst: Option<(f64, Event)> = None;
+    let target = m.target(ctx, cell.epsilon)?;
+    let relation = m.cfg.relation.neighbours();
     for (i, point) in m.points.iter().enumerate() {
-        let fit = m.fit(ctx, files, point, cell.epsilon, run_seed(cell.seed, i))?;
-        let eps = certify(ctx, &fit.event)?;
+        let fit = m.fit(ctx, files, point, target, run_seed(cell.seed, i))?;
+        let eps = certify(ctx, relation, &fit.event)?;
         if eps > cell.epsilon {
             over.push(label(&m.cfg.prior, point));
         } else {

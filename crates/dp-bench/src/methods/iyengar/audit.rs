@@ -1,7 +1,6 @@
 //! Iyengar et al.'s kinds as one mechanism for `dp-bench audit`: the config's grid must hold
 //! exactly one live point, which is built and calibrated as a cell builds it.
 
-use dp_core::accounting::Target;
 use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::learn::{GlmData, Mechanism};
 
@@ -48,7 +47,7 @@ pub fn mechanism<'c, G: Grid>(
             live.len()
         );
     };
-    let target = Target::new(epsilon, ctx.cfg.delta)?;
+    let target = ctx.target(epsilon, Some(m.grid.certificate()))?;
     let mech = m.grid.build(&m.common, p, n, target, &ctx.rdp)?;
     Ok(Audited {
         event: mech.event(),

@@ -374,7 +374,7 @@ fn dishonest_cell<G: Grid>(
     cell: &Cell,
 ) -> anyhow::Result<CellOutcome> {
     let n = ctx.train.n();
-    let target = Target::new(cell.epsilon, ctx.cfg.delta)?;
+    let target = ctx.target(cell.epsilon, Some(m.grid.certificate()))?;
     let points = m.grid.points(n, cell.epsilon);
     let mut sweep = Sweep {
         n_train: n,

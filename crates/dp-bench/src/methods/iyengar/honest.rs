@@ -64,7 +64,8 @@ fn base_event<G: Grid>(
 }
 
 fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
-    let target = Target::new(epsilon, ctx.cfg.delta)?;
+    let native = Some(m.grid.certificate());
+    let target = ctx.target(epsilon, native)?;
     let points = m.grid.points(ctx.train.n(), epsilon);
     let live: Vec<usize> = (0..points.len())
         .filter(|&i| m.grid.live(&points[i]))
@@ -72,7 +73,7 @@ fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::
     anyhow::ensure!(!live.is_empty(), "no live grid point to tune over");
     let tuning = HonestTuning::poisson_tail(u64::from(m.common.grid_size), m.common.tail_prob)?;
     let base_of = |t: Target| Ok(base_event(m, ctx, &live, &points, t));
-    let certify = |e: &Event| ctx.certify(e);
+    let certify = |e: &Event| ctx.certify_at(e, target.delta());
     let run_target = match m.common.calibration {
         Calibration::Paper => target,
         Calibration::Certified => tuning
@@ -85,7 +86,7 @@ fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::
             })?,
     };
     let event = tuning.event(base_event(m, ctx, &live, &points, run_target));
-    let epsilon = ctx.certify(&event)?;
+    let epsilon = ctx.certify_as(&event, native)?;
     Ok(Plan {
         run_target,
         live,

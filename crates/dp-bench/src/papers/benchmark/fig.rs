@@ -1,6 +1,7 @@
 //! `<stem>.png` per run: test accuracy (mean ± 95 % Student-t interval) against ε for every
 //! learner of one dataset. Ranked learners are solid, and an honest learner certified under
-//! another relation than add/remove (replace-one) is dashed beside them; a dishonest (best of grid, tuning not paid) entry is
+//! another relation than the ranking one is dashed beside them; a dishonest (best of grid,
+//! tuning not paid) entry is
 //! dashed, the "tuning for free" reference, as is a learner whose ε nothing certifies (drawn
 //! at every ε it has an accuracy); a non-private reference is a horizontal dashed line. Cells
 //! that are not results at their ε (over budget, no accuracy) are not drawn.
@@ -160,7 +161,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         title: format!("{} ({}): test accuracy against ε", run.stem, run.dataset),
         panels: vec![
             panel(
-                "ranked (mean ± 95 % t); dashed: replace-one, not ranked",
+                "ranked (mean ± 95 % t); dashed: another relation, not ranked",
                 ranked,
             ),
             panel(

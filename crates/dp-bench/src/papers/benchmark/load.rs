@@ -23,10 +23,10 @@ pub const PAPER: &str = "benchmark";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {
     /// Honestly tuned, or with nothing to tune (one run at the full budget), certified under
-    /// add/remove neighbours: ranked.
+    /// the leaderboard's relation ([`place_on_axis`]): ranked.
     Ranked,
-    /// As [`Role::Ranked`] but certified under another relation (replace-one): its ε is not
-    /// on the add/remove ranking axis, so it is drawn and listed, never ranked.
+    /// As [`Role::Ranked`] but certified under another relation: its ε is not on the
+    /// ranking axis, so it is drawn and listed, never ranked.
     OffAxis,
     /// Best of a grid whose tuning is not paid for: drawn for reference, never ranked.
     Dishonest,
@@ -47,8 +47,16 @@ pub struct Entry {
     /// Ranked, dishonest or reference.
     pub role: Role,
     /// The neighbouring relation its certified ε is for (`add/remove`, `replace-one`; empty
-    /// when it has none, as a non-private reference).
+    /// when it has none, as a non-private reference): the run's `relation` key, else the
+    /// method's own.
     pub relation: &'static str,
+    /// The relation of the ranking axis, once [`place_on_axis`] has set it.
+    pub axis: &'static str,
+    /// The largest add/remove ε over the trials of an add/remove method certified under
+    /// replace-one by group privacy (the other relation's ε, beside the ranked one).
+    pub epsilon_add_remove: Option<f64>,
+    /// Every trial's event is pure ε-DP (δ plays no part), as the run recorded it.
+    pub pure: bool,
     /// Target ε.
     pub epsilon: f64,
     /// Mean test accuracy (percent), from the summary recomputed from the cells.
@@ -73,18 +81,20 @@ impl Entry {
 
     /// Why an honest entry is not on the ranking axis (its relation), if it is not.
     pub fn off_axis_reason(&self) -> Option<String> {
+        let axis = self.axis;
         (self.role == Role::OffAxis).then(|| match self.relation {
-            "" => "no neighbouring relation declared: not on the add/remove ranking axis".into(),
-            r => format!("{r} ε: not on the add/remove ranking axis"),
+            "" => format!("no neighbouring relation declared: not on the {axis} ranking axis"),
+            r => format!("{r} ε: not on the {axis} ranking axis"),
         })
     }
 
-    /// The kind of guarantee, as the tables spell it: "(ε, δ)" for every certified private
-    /// entry (what is stored does not say which are pure ε-DP, so none is claimed to be).
+    /// The kind of guarantee, as the tables spell it: "pure ε" where every trial's event
+    /// is pure ε-DP, else "(ε, δ)" at the run's δ.
     pub fn guarantee(&self) -> &'static str {
         match self.role {
             Role::Reference => "none (non-private)",
             Role::Refused => "stated, not certified",
+            Role::Ranked | Role::OffAxis | Role::Dishonest if self.pure => "pure ε",
             Role::Ranked | Role::OffAxis | Role::Dishonest => "(ε, δ)",
         }
     }
@@ -118,6 +128,8 @@ pub struct Run {
     pub delta: f64,
     /// A binary task (its config does not set `dataset.one_vs_all = true`).
     pub binary: bool,
+    /// Its config's `relation` key: the relation every method was certified under.
+    pub relation: Option<Neighbours>,
     /// Every (method, ε) of its summary (recomputed from the cells).
     pub entries: Vec<Entry>,
 }
@@ -200,11 +212,8 @@ fn learner(spec: &MethodSpec, rows: &[&summary::SummaryRow]) -> (String, String,
     {
         return (format!("{base} (ε not certified)"), base, Role::Refused);
     }
-    let ranked = if protocol.relation == Some(Neighbours::AddRemove) {
-        Role::Ranked
-    } else {
-        Role::OffAxis
-    };
+    // Whether its relation is the ranking axis is decided over every run ([`place_on_axis`]).
+    let ranked = Role::Ranked;
     match protocol.tuning {
         Some("dishonest") => (
             format!("{base}, best of grid (tuning not paid)"),
@@ -276,11 +285,30 @@ pub fn load(dir: &Path) -> anyhow::Result<Run> {
             } else {
                 spec.method.aggregate(&refs)?.accuracies
             };
+            let has =
+                |key: &str| !group.is_empty() && group.iter().all(|c| c.details.get(key).is_some());
+            // A null (∞ has no JSON number) reads as NaN: the largest is then ∞.
+            let epsilon_add_remove = has("epsilon_add_remove").then(|| {
+                group
+                    .iter()
+                    .map(|c| c.detail("epsilon_add_remove"))
+                    .fold(
+                        0.0,
+                        |m: f64, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
+                    )
+            });
+            let pure = has("pure_dp")
+                && group
+                    .iter()
+                    .all(|c| c.details["pure_dp"] == serde_json::Value::Bool(true));
             entries.push(Entry {
                 learner: label.clone(),
                 base: base.clone(),
                 role,
-                relation: relation_name(spec.method.protocol().relation),
+                relation: relation_name(cfg.relation.or(spec.method.protocol().relation)),
+                axis: "",
+                epsilon_add_remove,
+                pure,
                 epsilon: r.epsilon,
                 mean: r.mean_accuracy,
                 ci95: mean_t95(&accuracies).1,
@@ -303,6 +331,40 @@ pub fn load(dir: &Path) -> anyhow::Result<Run> {
         epsilons,
         delta: cfg.delta,
         binary: !cfg.dataset.one_vs_all,
+        relation: cfg.relation,
         entries,
     })
+}
+
+/// The leaderboard's one ranking relation: the `relation` key every run shares (add/remove
+/// when none sets it, as runs before the key were ranked), an error naming the runs when
+/// they differ. An honest entry certified under another relation becomes [`Role::OffAxis`].
+pub fn place_on_axis(runs: &mut [Run]) -> anyhow::Result<Neighbours> {
+    let shown = |r: Option<Neighbours>| match r {
+        None => "not set: each method's own",
+        r => relation_name(r),
+    };
+    let set: Vec<(&str, Option<Neighbours>)> =
+        runs.iter().map(|r| (r.stem.as_str(), r.relation)).collect();
+    if let Some(((a, ra), (b, rb))) = set.iter().zip(set.iter().skip(1)).find(|(x, y)| x.1 != y.1) {
+        anyhow::bail!(
+            "the runs {a} (relation {}) and {b} (relation {}) are certified under different \
+             neighbouring relations, so their ε cannot share one ranking axis: give every \
+             benchmark config the same `relation` key",
+            shown(*ra),
+            shown(*rb),
+        );
+    }
+    let axis = set
+        .first()
+        .and_then(|s| s.1)
+        .unwrap_or(Neighbours::AddRemove);
+    let name = relation_name(Some(axis));
+    for e in runs.iter_mut().flat_map(|r| r.entries.iter_mut()) {
+        e.axis = name;
+        if e.role == Role::Ranked && e.relation != name {
+            e.role = Role::OffAxis;
+        }
+    }
+    Ok(axis)
 }

@@ -45,10 +45,11 @@ pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
         ))]);
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let runs = dirs
+    let mut runs = dirs
         .iter()
         .map(|d| load::load(d).with_context(|| format!("cannot read the run {}", d.display())))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    load::place_on_axis(&mut runs)?;
     // One colour per learner across every figure: ranked learners first, then references.
     let mut order: Vec<(Role, String)> = runs
         .iter()

@@ -25,8 +25,11 @@ outside learner certified from the privacy event it declares. *honest*: tuned ov
 prior with the tuning paid for in the budget (Papernot & Steinke 2022); *fixed*: a tunable \
 learner run once with a-priori defaults; no tuning label: nothing to tune; *best of grid \
 (tuning not paid)*: the dishonest reference, drawn, never ranked. *relation*: the neighbouring \
-relation of the certified ε; only add/remove entries are ranked, replace-one ones are listed \
-and drawn but not ranked. *guarantee*: (ε, δ) at the dataset's δ for every certified entry. \
+relation of the certified ε, one for the whole leaderboard (replace-one when the runs set \
+`relation = \"replace_one\"`: an add/remove learner is calibrated and certified under it by \
+group privacy, its add/remove ε shown beside; replace-one DP implies no add/remove bound); an \
+entry under another relation is listed and drawn, not ranked. *guarantee*: *pure ε* where the \
+certified ε holds with δ = 0, else (ε, δ) at the dataset's δ. \
 *rank*: by mean accuracy in the cell (exact ties share the mean rank); *vs best*: a one-sided \
 Welch test of the best against each learner, Holm-corrected over the cell at α = 0.05, \
 annotates (indistinguishable / worse) and never reorders. † marks a ranked entry with fewer \
@@ -43,7 +46,7 @@ pub fn head(runs: &[Run], o: &Overall) -> String {
          entries (learner, dataset, ε); {few} ranked entr{} fewer than {MIN_TRIALS} trials: \
          still ranked, marked †. Every value is recomputed from the runs' checksummed cells.\n\
          \n# Summary\n\n## Top three by mean accuracy\n\nRanked entries only (honest, \
-         add/remove, a result at the target ε); the last column is the non-private \
+         on the ranking relation, a result at the target ε); the last column is the non-private \
          reference.\n\n| dataset | ε | 1st | 2nd | 3rd | non-private |\n\
          |---|---|---|---|---|---|\n",
         runs.len(),

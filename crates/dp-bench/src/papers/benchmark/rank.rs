@@ -22,7 +22,7 @@ pub struct CellRank {
     pub vs_best: VsBest,
 }
 
-/// The entries of `run` at `eps` that are ranked: honest on the add/remove axis, with a result.
+/// The entries of `run` at `eps` that are ranked: honest on the ranking axis, with a result.
 pub fn ranked_at(run: &Run, eps: f64) -> impl Iterator<Item = &Entry> {
     run.entries
         .iter()

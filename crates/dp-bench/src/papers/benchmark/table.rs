@@ -44,6 +44,18 @@ fn accuracy(e: &Entry) -> String {
     }
 }
 
+/// The certified ε, with the add/remove ε of a method certified by group privacy beside it.
+fn certified(e: &Entry) -> String {
+    match e.epsilon_add_remove {
+        Some(ar) => format!(
+            "{} (add/remove {})",
+            num(e.epsilon_certified, 3),
+            num(ar, 3)
+        ),
+        None => num(e.epsilon_certified, 3),
+    }
+}
+
 /// Why an entry carries no rank, or nothing if it has one.
 fn note(e: &Entry) -> String {
     match e.role {
@@ -78,6 +90,7 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
         "trials",
         "few_trials",
         "epsilon_certified",
+        "epsilon_add_remove",
         "rank",
         "vs_best",
         "p_holm",
@@ -157,7 +170,7 @@ fn push_row(
         e.guarantee(),
         accuracy(e),
         e.trials,
-        num(e.epsilon_certified, 3),
+        certified(e),
         r.map_or("–".into(), |r| num(r.rank, 2)),
         md_cell(&note)
     ));
@@ -173,6 +186,7 @@ fn push_row(
         Field::Num(e.trials as f64),
         Field::Text(if e.few_trials() { "yes" } else { "no" }.into()),
         Field::Num(e.epsilon_certified),
+        Field::Num(e.epsilon_add_remove.unwrap_or(f64::NAN)),
         Field::Num(r.map_or(f64::NAN, |r| r.rank)),
         Field::Text(r.map_or("", |r| r.vs_best.name()).into()),
         Field::Num(r.map_or(f64::NAN, |r| r.vs_best.p())),

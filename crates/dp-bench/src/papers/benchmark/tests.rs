@@ -427,6 +427,57 @@ fn benchmark_replace_one_learners_are_drawn_and_listed_but_not_ranked() {
     assert_eq!(drawn, 2);
 }
 
+/// Under `relation = "replace_one"` every learner is on the one axis: the replace-one one is
+/// ranked, an add/remove one shows its own ε beside; runs of different relations are refused.
+#[test]
+fn benchmark_one_relation_ranks_every_learner_and_refuses_mixed_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let config = format!(
+        "{CONFIG}\n[methods.ppsgd]\nkind = \"ppsgd\"\nloss = \"logistic\"\n\
+         calibration = \"certified\"\ntuning = \"honest\"\n"
+    )
+    .replace(
+        "delta = 1e-6\n",
+        "delta = 1e-6\nrelation = \"replace_one\"\n",
+    );
+    write_run(&results, "d", &config, |c| {
+        let a = if c.method == "ppsgd" {
+            99.0
+        } else {
+            acc(&c.method, c.epsilon, c.trial)
+        };
+        let mut details = serde_json::json!({"pure_dp": c.method == "ppsgd"});
+        if c.method == "sgd_free" {
+            details["scores"] = serde_json::json!([[0.1, a], [0.01, a - 3.0]]);
+        }
+        if ["alg1", "sgd", "sgd_free"].contains(&c.method.as_str()) {
+            details["epsilon_add_remove"] = (0.45 * c.epsilon).into();
+        }
+        FakeCell {
+            accuracy: a,
+            epsilon_accounted: certified(&c.method, c.epsilon),
+            details,
+        }
+    });
+    let out = dir.path().join("out");
+    figures(&out, &results).unwrap();
+    let t = Table::read(&out.join("leaderboard.csv")).unwrap();
+    let p = row(&t, "d", 1.0, "ppsgd (certified), honest");
+    assert_eq!(t.num(p, "rank").unwrap(), 1.0);
+    assert_eq!(t.text(p, "guarantee").unwrap(), "pure ε");
+    assert!(t.num(p, "epsilon_add_remove").unwrap().is_nan());
+    let a = row(&t, "d", 1.0, "alg1 (certified)");
+    assert_eq!(t.num(a, "rank").unwrap(), 2.0);
+    assert_eq!(t.text(a, "relation").unwrap(), "replace-one");
+    assert_eq!(t.text(a, "guarantee").unwrap(), "(ε, δ)");
+    assert_eq!(t.num(a, "epsilon_add_remove").unwrap(), 0.45);
+    // A run that leaves each method at its own relation cannot share the axis.
+    fake_run(&results, "e", CONFIG, acc, certified);
+    let err = format!("{:#}", figures(&out, &results).unwrap_err());
+    assert!(err.contains("different neighbouring relations"), "{err}");
+}
+
 /// A summary is a derived output: a forged value stops the leaderboard with an error naming
 /// the file, a forged summary.md is never read, and a folder without cells is not a result.
 #[test]
