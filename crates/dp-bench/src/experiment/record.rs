@@ -28,7 +28,29 @@ pub struct CellRecord {
     pub details: serde_json::Value,
 }
 
+/// The keys of `details` the runner writes beside a method's own (under a config's
+/// `relation`: the method's own relation's ε and whether the certified ε is pure).
+pub const RUNNER_KEYS: &[&str] = &[EPSILON_ADD_REMOVE, PURE_DP];
+
+/// `details` key: the add/remove ε of a method certified under replace-one by group privacy.
+pub const EPSILON_ADD_REMOVE: &str = "epsilon_add_remove";
+
+/// `details` key: whether the certified ε holds with δ = 0.
+pub const PURE_DP: &str = "pure_dp";
+
 impl CellRecord {
+    /// `details` as the method wrote them, without [`RUNNER_KEYS`] (what a method's typed
+    /// details parse).
+    pub fn method_details(&self) -> serde_json::Value {
+        let mut d = self.details.clone();
+        if let Some(m) = d.as_object_mut() {
+            for k in RUNNER_KEYS {
+                m.remove(*k);
+            }
+        }
+        d
+    }
+
     /// A number from `details` (NaN when absent or not a number).
     pub fn detail(&self, key: &str) -> f64 {
         self.details

@@ -13,7 +13,7 @@ use super::context::{Context as CellContext, Prepared};
 use super::engine::{self, Observer};
 use super::grid::Cell;
 use super::grid::expand;
-use super::record::CellRecord;
+use super::record::{CellRecord, EPSILON_ADD_REMOVE, PURE_DP};
 use super::store::Store;
 use super::study::{GridStudy, Study};
 use super::{report, summary};
@@ -98,10 +98,10 @@ pub fn run_cell(ctx: &CellContext<'_>, cell: &Cell) -> anyhow::Result<CellRecord
             .event
             .pure_epsilon()
             .is_some_and(|p| doubled * p <= epsilon_accounted);
-        d.insert("pure_dp".into(), pure.into());
+        d.insert(PURE_DP.into(), pure.into());
         if ctx.by_group(native) {
             let own = ctx.certify(&out.event)?;
-            d.insert("epsilon_add_remove".into(), finite_or_null(own));
+            d.insert(EPSILON_ADD_REMOVE.into(), finite_or_null(own));
         }
     }
     let record = CellRecord {

@@ -278,7 +278,7 @@ pub fn run_point<'c, G: Grid>(
     Ok(match run_on(m, ctx, p, &data.train, target, seed, at, 0) {
         Ok(run) => Scored {
             thetas: vec![run.theta],
-            epsilon: ctx.certify(&run.event)?,
+            epsilon: ctx.certify_as(&run.event, Some(m.grid.certificate()))?,
             event: run.event,
             noise: run.noise,
             refused: None,
@@ -360,7 +360,7 @@ fn run_one_vs_all<'c, G: Grid>(
     let event = Event::Composed(events);
     Ok(Scored {
         thetas,
-        epsilon: ctx.certify(&event)?,
+        epsilon: ctx.certify_as(&event, Some(m.grid.certificate()))?,
         event,
         noise,
         refused,

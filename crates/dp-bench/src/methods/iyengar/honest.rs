@@ -35,7 +35,7 @@ pub struct Plan {
     pub tuning: HonestTuning,
     /// The tuned procedure's event.
     pub event: Event,
-    /// ε the accountant certifies for it at the config's δ.
+    /// ε the accountants certify for it at the config's δ, under the config's relation.
     pub epsilon: f64,
 }
 

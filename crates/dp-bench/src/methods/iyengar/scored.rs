@@ -18,7 +18,7 @@ pub struct Scored<'c> {
     pub thetas: Vec<Vec<f64>>,
     /// The clipped rows it was trained on and is scored on.
     pub(super) data: Arc<ClippedData<'c>>,
-    /// ε the accountant certifies for what ran (∞: no guarantee).
+    /// ε the accountants certify for what ran under the config's relation (∞: no guarantee).
     pub epsilon: f64,
     /// The event of what ran (`NoOp` when refused).
     pub event: Event,

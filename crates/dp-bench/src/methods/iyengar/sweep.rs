@@ -44,7 +44,7 @@ impl Sweep {
 
     /// Reads a cell's sweep back; an error names the cell.
     pub fn of(cell: &CellRecord) -> anyhow::Result<Sweep> {
-        serde_json::from_value(cell.details.clone()).map_err(|e| {
+        serde_json::from_value(cell.method_details()).map_err(|e| {
             anyhow::anyhow!(
                 "cell {} has no valid grid sweep in `details` ({e}); re-run it",
                 cell.key

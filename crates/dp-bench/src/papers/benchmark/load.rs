@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use super::cell_stats::{MIN_TRIALS, mean_t95};
 use crate::experiment::config::MethodSpec;
 use crate::experiment::grid::expand;
+use crate::experiment::record::{EPSILON_ADD_REMOVE, PURE_DP};
 use crate::experiment::store::CellRecord;
 use crate::experiment::summary;
 use crate::experiment::verified;
@@ -288,19 +289,19 @@ pub fn load(dir: &Path) -> anyhow::Result<Run> {
             let has =
                 |key: &str| !group.is_empty() && group.iter().all(|c| c.details.get(key).is_some());
             // A null (∞ has no JSON number) reads as NaN: the largest is then ∞.
-            let epsilon_add_remove = has("epsilon_add_remove").then(|| {
+            let epsilon_add_remove = has(EPSILON_ADD_REMOVE).then(|| {
                 group
                     .iter()
-                    .map(|c| c.detail("epsilon_add_remove"))
+                    .map(|c| c.detail(EPSILON_ADD_REMOVE))
                     .fold(
                         0.0,
                         |m: f64, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
                     )
             });
-            let pure = has("pure_dp")
+            let pure = has(PURE_DP)
                 && group
                     .iter()
-                    .all(|c| c.details["pure_dp"] == serde_json::Value::Bool(true));
+                    .all(|c| c.details[PURE_DP] == serde_json::Value::Bool(true));
             entries.push(Entry {
                 learner: label.clone(),
                 base: base.clone(),
