@@ -8,6 +8,7 @@ pub mod pld;
 pub mod accountant;
 pub mod calibrate;
 pub mod certifier;
+pub mod declaration;
 pub mod event;
 pub mod event_json;
 #[cfg(test)]

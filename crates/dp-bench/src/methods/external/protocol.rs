@@ -6,7 +6,7 @@
 
 use dp_core::accounting::Event;
 use dp_core::accounting::event::Neighbours;
-use dp_core::accounting::event_json;
+use dp_core::accounting::{declaration, event_json};
 use serde_json::Value;
 
 use super::npy::DataFiles;
@@ -199,6 +199,7 @@ fn content(obj: &serde_json::Map<String, Value>, want: &Expect) -> Result<Respon
         .ok_or("response field \"event\" is missing")?;
     let event = event_json::parse(event, relation, Some(want.n))
         .map_err(|e| format!("declared event refused: {e}"))?;
+    let event = checked(event).map_err(|e| format!("declared event refused: {e}"))?;
     if want.output.is_none() {
         return Ok(Response::Declared(event));
     }
@@ -230,6 +231,22 @@ fn content(obj: &serde_json::Map<String, Value>, want: &Expect) -> Result<Respon
         event,
         details,
     })
+}
+
+/// What can be checked in a declaration before it is certified
+/// ([`dp_core::accounting::declaration`]): a fit reads the records, so it cannot release
+/// nothing; equal parts are folded and the rest is capped, so certifying it takes bounded time.
+fn checked(event: Event) -> Result<Event, String> {
+    if declaration::releases_nothing(&event) {
+        return Err(
+            "a fit trains on the records, so it cannot declare an event that releases \
+                    nothing (NoOp, a zero count or sampling rate, epsilon = 0)"
+                .into(),
+        );
+    }
+    let event = declaration::fold(&event).ok_or("a folded count exceeds 2^64")?;
+    declaration::check_cost(&event).map_err(|e| e.to_string())?;
+    Ok(event)
 }
 
 /// At most 300 characters of a line, for messages.
@@ -328,6 +345,18 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_composition_of_equal_parts_is_certified_folded() {
+        let parts = vec![r#"{"type":"Gaussian","noise_multiplier":30}"#; 1000].join(",");
+        let line = format!(
+            r#"{{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{{"type":"Composed","events":[{parts}]}}}}"#
+        );
+        let Ok(Ok(Response::Fitted { event, .. })) = read(&line, &want()) else {
+            panic!("a thousand equal Gaussians are a valid declaration");
+        };
+        assert_eq!(event, Event::gaussian(30.0).unwrap().self_composed(1000));
+    }
+
+    #[test]
     fn broken_lines_restart_the_worker() {
         for (line, needle) in [
             ("not json", "malformed response, not JSON"),
@@ -360,6 +389,9 @@ mod tests {
             (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE"}"#.into(), "\"event\" is missing"),
             (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"Gaussian","noise_multiplier":0}}"#.into(), "declared event refused: event.noise_multiplier = 0"),
             (r#"{"id":7,"ok":"yes"}"#.into(), "\"ok\" must be true or false"),
+            (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"NoOp"}}"#.into(), "cannot declare an event that releases nothing"),
+            (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"SelfComposed","count":0,"event":{"type":"Gaussian","noise_multiplier":1}}}"#.into(), "releases nothing"),
+            (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"EpsilonDelta","epsilon":0,"delta":0}}"#.into(), "releases nothing"),
         ] {
             let got = match read(&line, &want()) {
                 Ok(Err(e)) => e,
