@@ -41,5 +41,6 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
             args.config.display()
         ));
     }
+    crate::studies::commands::announce(&cfg, &args.config, false)?;
     crate::studies::run_audit(&cfg, &args.config, args.out, args.quiet)
 }

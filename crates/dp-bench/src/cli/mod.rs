@@ -5,6 +5,7 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 pub mod audit;
+pub mod check;
 pub mod cluster;
 pub mod data;
 pub mod figures;
@@ -28,6 +29,8 @@ struct Cli {
 enum Command {
     /// Run a TOML experiment config (same as `dp-bench CONFIG.toml`).
     Run(run::RunArgs),
+    /// Validate a config without running anything: what it runs, and every outside program.
+    Check(check::CheckArgs),
     /// Audit a config's mechanisms: measured lower bounds on ε beside the certified ε.
     Audit(audit::AuditArgs),
     /// Privacy calculators: Gaussian, DP-SGD, objective perturbation, Algorithm 1.
@@ -64,6 +67,7 @@ pub fn main_with(args: Vec<std::ffi::OsString>) -> ExitCode {
     };
     let result = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::Check(a) => check::run(a),
         Command::Audit(a) => audit::run(a),
         Command::Privacy(a) => privacy::run(a),
         Command::Data(a) => data::run(a),

@@ -24,6 +24,10 @@ pub struct RunArgs {
     /// or an audit) runs whole in shard 0.
     #[arg(long, value_name = "SPEC")]
     shard: Option<String>,
+    /// Refuse a config that runs outside programs (`kind = "external"` learners); without
+    /// it, every such command is shown on stderr before anything runs.
+    #[arg(long)]
+    no_external: bool,
 }
 
 /// Validates the whole config before any work, then runs (or resumes) the study it declares.
@@ -35,5 +39,5 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         },
         None => None,
     };
-    crate::studies::run(&args.config, args.out, args.quiet, shard)
+    crate::studies::run(&args.config, args.out, args.quiet, shard, args.no_external)
 }

@@ -345,6 +345,12 @@ pub trait Method: Send + Sync + Debug {
         false
     }
 
+    /// The programs it runs, each an argv (an outside learner's worker): shown before a run
+    /// starts and by `dp-bench check`. Built-in methods run none.
+    fn commands(&self) -> Vec<Vec<String>> {
+        Vec::new()
+    }
+
     /// Its calibration and tuning, for tables that label rows by them rather than by name.
     fn protocol(&self) -> Protocol {
         Protocol::default()

@@ -21,6 +21,7 @@ pub const KIND: StudyKind = StudyKind {
 
 fn run(req: &Request) -> anyhow::Result<()> {
     let cfg = Config::parse(req.text, req.path)?;
+    super::commands::announce(&cfg, req.path, req.no_external)?;
     if cfg.audit.is_some() {
         // An audit's runs are seeded per (method, ε, side, run) and resume by outcome file;
         // they are not split into shards.

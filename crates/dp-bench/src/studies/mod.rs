@@ -6,6 +6,7 @@
 //! A new kind of study is one file here with a `pub const KIND: StudyKind` and one line in
 //! [`STUDIES`].
 
+pub mod commands;
 mod grid;
 mod illustrative;
 mod search;
@@ -56,6 +57,8 @@ pub struct Request<'a> {
     pub quiet: bool,
     /// This invocation's shard, if any (only for a [`StudyKind::shardable`] kind).
     pub shard: Option<Shard>,
+    /// `--no-external`: refuse a config that runs outside programs.
+    pub no_external: bool,
 }
 
 /// Where a config's results go, as `dp-bench slurm` needs to know before any task runs.
@@ -125,6 +128,7 @@ pub fn run(
     out: Option<PathBuf>,
     quiet: bool,
     shard: Option<Shard>,
+    no_external: bool,
 ) -> anyhow::Result<()> {
     let text = read(path)?;
     let kind = declared(&text, path)?;
@@ -138,6 +142,7 @@ pub fn run(
         out,
         quiet,
         shard,
+        no_external,
     })
 }
 

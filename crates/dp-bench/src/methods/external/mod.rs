@@ -179,6 +179,10 @@ impl Method for External {
     }
 
     /// The learner certifies its own calibration; the harness checks it.
+    fn commands(&self) -> Vec<Vec<String>> {
+        vec![self.cfg.command.clone()]
+    }
+
     fn protocol(&self) -> Protocol {
         Protocol {
             calibration: Some("declared"),
