@@ -82,6 +82,44 @@ fn misbehaving(name: &str, mode: &str, extra: &str) -> String {
     )
 }
 
+/// Whether `pid` is a live process (a zombie awaiting its reaper counts as gone).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().to_string()))
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+#[test]
+fn a_timed_out_worker_takes_what_it_started_with_it() {
+    // The worker starts `sleep 600` in a session of its own (out of its process group), then
+    // hangs: the timeout must end both.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let pid_file = dir.path().join("child.pid");
+    let config = format!(
+        "{HEAD}\n[methods.spawner]\nkind = \"external\"\n\
+         command = [\"python3\", \"crates/dp-bench/tests/workers/misbehave.py\"]\n\
+         relation = \"add_remove\"\ntimeout_seconds = 3\nmax_restarts = 0\n\
+         hyperparameters = {{ mode = \"spawn_and_hang\", pid_file = {:?} }}\n",
+        pid_file.to_str().unwrap()
+    );
+    run(&config, &out);
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .expect("the worker wrote its child's pid")
+        .trim()
+        .parse()
+        .unwrap();
+    // SIGKILL is delivered at once; give the kernel a moment to tear the process down.
+    let start = std::time::Instant::now();
+    while alive(pid) && start.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!alive(pid), "the worker's child {pid} outlived the run");
+    let spawner = cells(&out).into_iter().find(|c| c.0 == "spawner").unwrap();
+    assert!(spawner.1.is_nan(), "{spawner:?}");
+}
+
 #[test]
 fn misbehaving_learners_fail_or_are_flagged_in_their_own_cells_only() {
     let dir = tempfile::tempdir().unwrap();

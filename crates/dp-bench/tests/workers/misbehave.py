@@ -1,7 +1,8 @@
 """A test learner for tests/external_cli.rs that misbehaves as `hyperparameters.mode` says:
 honest (a least-squares theta declared as pure epsilon at the target: a false claim the
 harness cannot see, used only to test the plumbing), overclaim (declares EpsilonDelta{2 epsilon, 0}), crash,
-hang, not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline;
+hang, spawn_and_hang (starts a child in a new session, writes its pid to
+hyperparameters.pid_file, then hangs), not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline;
 and for tuning: tuned (declares pure epsilon at the target, in advance and with each fit;
 theta times hyperparameters.sign), switch (declares epsilon in advance, epsilon / 2 with the
 fit), nodeclare (answers no declare request)."""
@@ -43,6 +44,12 @@ for line in sys.stdin:
     elif mode == "hang":
         print(f"pid {os.getpid()} sleeping", file=sys.stderr, flush=True)
         time.sleep(60)
+    elif mode == "spawn_and_hang":
+        import subprocess
+        child = subprocess.Popen(["sleep", "600"], start_new_session=True)
+        with open(req["hyperparameters"]["pid_file"], "w") as f:
+            f.write(str(child.pid))
+        time.sleep(600)
     elif mode == "not_json":
         sys.stdout.write("theta = [1, 2, 3]\n")
         sys.stdout.flush()

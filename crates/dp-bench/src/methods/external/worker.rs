@@ -3,6 +3,13 @@
 //! timeout. A worker that overruns is sent SIGTERM, then SIGKILL after a grace period; its
 //! stderr is drained on its own thread (a full pipe would block it) and the tail kept for
 //! failure reports.
+//!
+//! What it starts ends with it: the worker leads its own process group, and stopping it
+//! (a timeout, a crash, the end of the run) signals the group and every descendant still
+//! under it, including one that left the group with `setsid`. On Linux the worker also gets
+//! SIGKILL when dp-bench dies, by any signal (`PR_SET_PDEATHSIG`). A descendant that
+//! detached itself completely (a double fork) is out of reach: a config that runs outside
+//! programs is code (docs/external-learners.md).
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -59,7 +66,22 @@ impl Worker {
     /// the harness runs one worker per rayon thread already.
     pub fn start(argv: &[String]) -> anyhow::Result<Worker> {
         let (program, args) = argv.split_first().expect("command checked non-empty");
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+            #[cfg(target_os = "linux")]
+            // SAFETY: prctl(2) is async-signal-safe, and the closure touches nothing else.
+            unsafe {
+                command.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command
             .args(args)
             .env("OMP_NUM_THREADS", "1")
             .env("OPENBLAS_NUM_THREADS", "1")
@@ -144,13 +166,16 @@ impl Worker {
     }
 
     /// Closes stdin (a worker's loop ends at EOF), waits out the grace period, kills if
-    /// needed; says how it ended.
+    /// needed, then kills whatever it started; says how it ended.
     fn stop(&mut self) -> String {
         self.stdin = None;
+        // Its descendants, found while it still parents them.
+        let family = descendants(self.child.id());
         let status = self.wait_for(GRACE).or_else(|| {
             let _ = self.child.kill();
             self.child.wait().ok()
         });
+        signal_all(self.child.id(), &family, Signal::Kill);
         // Let the stderr thread read what the process wrote last.
         let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
         match status {
@@ -160,16 +185,11 @@ impl Worker {
         }
     }
 
-    /// SIGTERM, then SIGKILL if the worker is still there after the grace period.
+    /// SIGTERM to the worker and everything it started, then SIGKILL to what is still there
+    /// after the grace period.
     fn terminate(&mut self) {
-        #[cfg(unix)]
-        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet
-            // (we hold its `Child`), so the pid cannot have been reused.
-            unsafe {
-                libc::kill(pid, libc::SIGTERM);
-            }
-        }
+        let family = descendants(self.child.id());
+        signal_all(self.child.id(), &family, Signal::Term);
         self.stop();
     }
 
@@ -185,6 +205,62 @@ impl Worker {
             }
         }
     }
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+/// Sends `signal` to the process group `leader` leads and to each of `family`. The leader's
+/// pid names its group while any member lives (the kernel does not reuse a pid that is still
+/// a group id), and a pid of `family` was a descendant a moment ago; ESRCH (gone) is fine.
+fn signal_all(leader: u32, family: &[u32], signal: Signal) {
+    let sig = match signal {
+        Signal::Term => libc::SIGTERM,
+        Signal::Kill => libc::SIGKILL,
+    };
+    let pids = std::iter::once((leader, true)).chain(family.iter().map(|&p| (p, false)));
+    for (pid, group) in pids {
+        if let Ok(pid) = libc::pid_t::try_from(pid)
+            && pid > 1
+        {
+            // SAFETY: kill(2) with a positive pid (or its negation, a group) and a signal.
+            unsafe {
+                libc::kill(if group { -pid } else { pid }, sig);
+            }
+        }
+    }
+}
+
+/// Every live descendant of `pid` (children first), from /proc's parent links: empty where
+/// there is no /proc.
+fn descendants(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parent_of: Vec<(u32, u32)> = dir
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            // "pid (comm) state ppid …": comm may hold spaces and parentheses.
+            let after = &stat[stat.rfind(')')? + 1..];
+            let ppid = after.split_whitespace().nth(1)?.parse().ok()?;
+            Some((p, ppid))
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(p) = frontier.pop() {
+        for &(child, _) in parent_of.iter().filter(|&&(_, pp)| pp == p) {
+            if !out.contains(&child) && out.len() < 10_000 {
+                out.push(child);
+                frontier.push(child);
+            }
+        }
+    }
+    out
 }
 
 impl Drop for Worker {
