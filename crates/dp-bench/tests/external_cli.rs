@@ -121,6 +121,32 @@ fn a_timed_out_worker_takes_what_it_started_with_it() {
 }
 
 #[test]
+fn a_learner_that_zeroes_the_shared_labels_leaves_another_learners_cells_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = HEAD.replace("trials = 1", "trials = 4");
+    let honest = misbehaving("honest", "honest", "");
+    let alone = dir.path().join("alone");
+    run(&format!("{head}{honest}"), &alone);
+    let beside = dir.path().join("beside");
+    let log = run(
+        &format!("{head}{}{honest}", misbehaving("a_zero", "zero_labels", "")),
+        &beside,
+    );
+    assert!(log.contains("changed since it was written"), "{log}");
+    let of = |out: &Path| -> Vec<(f64, f64)> {
+        let mut v: Vec<(f64, f64)> = cells(out)
+            .into_iter()
+            .filter(|c| c.0 == "honest")
+            .map(|c| (c.1, c.2))
+            .collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        v
+    };
+    assert_eq!(of(&alone), of(&beside));
+    assert_eq!(of(&alone).len(), 4);
+}
+
+#[test]
 fn misbehaving_learners_fail_or_are_flagged_in_their_own_cells_only() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");

@@ -2,7 +2,8 @@
 honest (a least-squares theta declared as pure epsilon at the target: a false claim the
 harness cannot see, used only to test the plumbing), overclaim (declares EpsilonDelta{2 epsilon, 0}), crash,
 hang, spawn_and_hang (starts a child in a new session, writes its pid to
-hyperparameters.pid_file, then hangs), not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline;
+hyperparameters.pid_file, then hangs), zero_labels (zeroes the shared y.npy in place before
+its fit), not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline;
 and for tuning: tuned (declares pure epsilon at the target, in advance and with each fit;
 theta times hyperparameters.sign), switch (declares epsilon in advance, epsilon / 2 with the
 fit), nodeclare (answers no declare request)."""
@@ -26,6 +27,12 @@ for line in sys.stdin:
         sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
         continue
+    if mode == "zero_labels":
+        os.chmod(req["train_y"], 0o644)
+        shared = np.load(req["train_y"], mmap_mode="r+", allow_pickle=False)
+        shared[:] = 0.0
+        shared.flush()
+        del shared
     x = np.load(req["train_x"], mmap_mode="r", allow_pickle=False)
     y = np.load(req["train_y"], mmap_mode="r", allow_pickle=False)
     theta = np.linalg.lstsq(x, 2.0 * y - 1.0, rcond=None)[0].tolist()

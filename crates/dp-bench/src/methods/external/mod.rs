@@ -373,6 +373,32 @@ impl External {
         Ok(f)
     }
 
+    /// Checks the arrays a fit reads against what was written and writes any that changed
+    /// again (a worker may have written to them): every fit trains on the data.
+    fn restore(&self, ctx: &Context<'_>, files: &DataFiles) -> Result<(), String> {
+        let changed = files.changed();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        errln!(
+            "warning: {} changed since it was written (by a worker?); writing it again",
+            changed
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        *self.state.files.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        let again = self.files(ctx).map_err(|e| format!("{e:#}"))?;
+        match again.changed().as_slice() {
+            [] => Ok(()),
+            still => Err(format!(
+                "the learner's arrays cannot be restored: {} still differ",
+                still[0].display()
+            )),
+        }
+    }
+
     /// One request to a pooled worker and everything checked about its answer; `Err` is the
     /// reason the cell failed.
     fn exchange(&self, request: &Request<'_>, expect: &Expect) -> Result<Response, String> {
@@ -462,6 +488,7 @@ impl External {
         target: Target,
         seed: u64,
     ) -> Result<Fit, String> {
+        self.restore(ctx, files)?;
         let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
         let request = Request {
             id,

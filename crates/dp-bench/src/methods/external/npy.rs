@@ -3,6 +3,12 @@
 //! labels). Each is written once per (results folder, data) in a folder named by the digest of
 //! its contents, and workers map them with `np.load(path, mmap_mode="r", allow_pickle=False)`.
 //!
+//! Workers share these files, and any of them could write to them. So each file is made
+//! read-only, its sha256 is known from the bytes written, and before every fit the harness
+//! checks every file against it ([`DataFiles::changed`]) and writes one that changed again
+//! ([`write_once`]): no learner can change what another trains on. (A worker writing while another one reads still
+//! races with it; only a private copy per fit would close that, at the cost of a copy.)
+//!
 //! The writer is our own: NPY v1.0 for a C-order little-endian float64 array is a fixed magic,
 //! a Python-dict header padded to a multiple of 64 bytes, and the raw values (numpy's
 //! `format.py`), some forty lines. crates.io has `npyz`, whose header parser pulls in a
@@ -51,7 +57,7 @@ pub fn dense_rows(x: &FeatureMatrix) -> Vec<f64> {
     out
 }
 
-/// Where a learner's arrays are, as absolute paths.
+/// Where a learner's arrays are, as absolute paths, and the sha256 of each file's bytes.
 #[derive(Clone, Debug)]
 pub struct DataFiles {
     /// `X.npy`.
@@ -60,12 +66,52 @@ pub struct DataFiles {
     pub train_y: PathBuf,
     /// `test_X.npy`, in predictions mode.
     pub test_x: Option<PathBuf>,
+    /// Each file with the sha256 of the bytes it must hold.
+    sums: Vec<(PathBuf, [u8; 32])>,
 }
 
-/// Writes the arrays under `root/<digest>/` unless they are there already, and says where.
-/// The digest covers every byte written, so two datasets never share a folder and a folder's
-/// files are never rewritten while a worker maps them. A file appears under its final name
-/// only once complete (written aside, then renamed).
+impl DataFiles {
+    /// Paths with nothing to check (tests of the request format).
+    #[cfg(test)]
+    pub fn at(train_x: PathBuf, train_y: PathBuf, test_x: Option<PathBuf>) -> DataFiles {
+        DataFiles {
+            train_x,
+            train_y,
+            test_x,
+            sums: Vec::new(),
+        }
+    }
+
+    /// The files whose bytes no longer hash to what was written (missing ones included).
+    pub fn changed(&self) -> Vec<PathBuf> {
+        self.sums
+            .iter()
+            .filter(|(path, want)| file_sha256(path).is_none_or(|got| got != *want))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+/// The sha256 of a file's bytes (`None` when it cannot be read).
+fn file_sha256(path: &Path) -> Option<[u8; 32]> {
+    let mut f = fs::File::open(path).ok()?;
+    let mut h = Sha256::new();
+    std::io::copy(&mut f, &mut h).ok()?;
+    Some(h.finalize().into())
+}
+
+/// The sha256 of the NPY bytes of `values` (what [`write_f64`] writes).
+fn npy_sha256(shape: &[usize], values: &[f64]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    write_f64(&mut h, shape, values).expect("hashing cannot fail");
+    h.finalize().into()
+}
+
+/// Writes the arrays under `root/<digest>/` unless they are there already with the bytes they
+/// must hold, and says where. The digest covers every byte written, so two datasets never
+/// share a folder. A file appears under its final name only once complete (written aside,
+/// then renamed), read-only; one that changed since is written again the same way (a worker
+/// that mapped the old one keeps reading it).
 pub fn write_once(
     root: &Path,
     train: &FeatureMatrix,
@@ -94,9 +140,14 @@ pub fn write_once(
     let dir = root.join(hex::encode(&h.finalize()[..8]));
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let dir = dir.canonicalize()?;
+    let sums = std::sync::Mutex::new(Vec::new());
     let put = |name: &str, shape: &[usize], values: &[f64]| -> anyhow::Result<PathBuf> {
         let path = dir.join(name);
-        if path.exists() {
+        let want = npy_sha256(shape, values);
+        sums.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((path.clone(), want));
+        if file_sha256(&path) == Some(want) {
             return Ok(path);
         }
         // A uniquely named temporary file, renamed into place: several methods (threads) of
@@ -107,6 +158,8 @@ pub fn write_once(
             w.flush()?;
             Ok(())
         })?;
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o444))?;
         Ok(path)
     };
     let write = || -> anyhow::Result<DataFiles> {
@@ -117,6 +170,7 @@ pub fn write_once(
                 Some((v, m)) => Some(put("test_X.npy", &[*m, d], v)?),
                 None => None,
             },
+            sums: std::mem::take(&mut *sums.lock().unwrap_or_else(|p| p.into_inner())),
         })
     };
     write().with_context(|| format!("cannot write the learner's arrays in {}", dir.display()))
@@ -169,5 +223,28 @@ mod tests {
             [1.0f64.to_le_bytes(), 0.0f64.to_le_bytes()].concat()
         );
         assert!(b.test_x.unwrap().ends_with("test_X.npy"));
+    }
+
+    #[test]
+    fn a_changed_file_is_found_and_written_again_read_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let x = FeatureMatrix::dense(vec![1.0, 0.0, 0.5, -2.0], 2, 2);
+        let a = write_once(dir.path(), &x, &[1.0, -1.0], None).unwrap();
+        let mode = fs::metadata(&a.train_y).unwrap().permissions().mode();
+        assert_eq!(mode & 0o222, 0, "written read-only");
+        assert!(a.changed().is_empty());
+        let good = fs::read(&a.train_y).unwrap();
+        // A worker that makes it writable again and zeroes the labels in place.
+        fs::set_permissions(&a.train_y, fs::Permissions::from_mode(0o644)).unwrap();
+        let mut bad = good.clone();
+        let n = bad.len();
+        bad[n - 16..].fill(0);
+        fs::write(&a.train_y, &bad).unwrap();
+        assert_eq!(a.changed(), vec![a.train_y.clone()]);
+        let b = write_once(dir.path(), &x, &[1.0, -1.0], None).unwrap();
+        assert_eq!(b.train_y, a.train_y);
+        assert_eq!(fs::read(&a.train_y).unwrap(), good);
+        assert!(a.changed().is_empty() && b.changed().is_empty());
     }
 }

@@ -316,11 +316,7 @@ mod tests {
             &d,
         );
         assert!(matches!(r, Ok(Err(e)) if e.contains("unknown response field \"theta\"")));
-        let files = DataFiles {
-            train_x: "x.npy".into(),
-            train_y: "y.npy".into(),
-            test_x: None,
-        };
+        let files = DataFiles::at("x.npy".into(), "y.npy".into(), None);
         let h = json!({"C": 1.0});
         let mut req = Request {
             id: 3,

@@ -81,6 +81,13 @@ impl Worker {
                 });
             }
         }
+        // No path to the raw data or the processed cache: a worker gets the arrays it is
+        // sent, nothing else this project knows of.
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("DPBENCH_") {
+                command.env_remove(&key);
+            }
+        }
         let mut child = command
             .args(args)
             .env("OMP_NUM_THREADS", "1")
