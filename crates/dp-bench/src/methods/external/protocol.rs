@@ -226,12 +226,22 @@ fn content(obj: &serde_json::Map<String, Value>, want: &Expect) -> Result<Respon
         out.push(x);
     }
     let details = obj.get("details").cloned().unwrap_or(Value::Null);
+    let size = details.to_string().len();
+    if size > MAX_DETAILS {
+        return Err(format!(
+            "details of {size} bytes, more than the {MAX_DETAILS} a cell stores (keep \
+             diagnostics short; write large ones to a file of your own)"
+        ));
+    }
     Ok(Response::Fitted {
         values: out,
         event,
         details,
     })
 }
+
+/// Largest `details` a response may carry, as JSON text (64 KiB): it is stored in every cell.
+pub const MAX_DETAILS: usize = 64 << 10;
 
 /// What can be checked in a declaration before it is certified
 /// ([`dp_core::accounting::declaration`]): a fit reads the records, so it cannot release
@@ -385,6 +395,7 @@ mod tests {
             (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE"}"#.into(), "\"event\" is missing"),
             (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"Gaussian","noise_multiplier":0}}"#.into(), "declared event refused: event.noise_multiplier = 0"),
             (r#"{"id":7,"ok":"yes"}"#.into(), "\"ok\" must be true or false"),
+            (format!(r#"{{"id":7,"ok":true,"theta":[1,1],{GAUSS},"details":{{"log":"{}"}}}}"#, "x".repeat(MAX_DETAILS)), "more than the 65536 a cell stores"),
             (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"NoOp"}}"#.into(), "cannot declare an event that releases nothing"),
             (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"SelfComposed","count":0,"event":{"type":"Gaussian","noise_multiplier":1}}}"#.into(), "releases nothing"),
             (r#"{"id":7,"ok":true,"theta":[1,1],"relation":"ADD_OR_REMOVE_ONE","event":{"type":"EpsilonDelta","epsilon":0,"delta":0}}"#.into(), "releases nothing"),

@@ -12,7 +12,7 @@
 //! programs is code (docs/external-learners.md).
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -23,6 +23,10 @@ const GRACE: Duration = Duration::from_secs(2);
 
 /// Lines of stderr kept for failure reports.
 const TAIL_LINES: usize = 30;
+
+/// Longest response line read (32 MiB): θ of a million coordinates at full precision fits;
+/// a longer line stops the worker and fails the cell, so memory stays bounded.
+pub const MAX_LINE: usize = 32 << 20;
 
 /// Why a request got no response line. Each leaves the worker unusable: it is stopped and a
 /// new one started for the next cell.
@@ -104,8 +108,10 @@ impl Worker {
         let stderr = child.stderr.take().expect("piped");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                if tx.send(line).is_err() {
+            let mut r = BufReader::new(stdout);
+            while let Some(line) = read_line(&mut r) {
+                let last = line.is_err();
+                if tx.send(line).is_err() || last {
                     break;
                 }
             }
@@ -214,6 +220,28 @@ impl Worker {
     }
 }
 
+/// One line of at most [`MAX_LINE`] bytes (without its newline), an error for a longer one
+/// or bytes that are not UTF-8, `None` at the end of the stream.
+fn read_line(r: &mut impl BufRead) -> Option<std::io::Result<String>> {
+    let mut buf = Vec::new();
+    let limit = u64::try_from(MAX_LINE).expect("fits") + 1;
+    match r.by_ref().take(limit).read_until(b'\n', &mut buf) {
+        Ok(0) => None,
+        Ok(_) => {
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            } else if buf.len() > MAX_LINE {
+                return Some(Err(std::io::Error::other(format!(
+                    "a response line longer than {} MiB",
+                    MAX_LINE >> 20
+                ))));
+            }
+            Some(String::from_utf8(buf).map_err(std::io::Error::other))
+        }
+        Err(e) => Some(Err(e)),
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Signal {
     Term,
@@ -275,5 +303,32 @@ impl Drop for Worker {
         if matches!(self.child.try_wait(), Ok(None)) {
             self.stop();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_read_whole_and_an_overlong_one_is_an_error() {
+        let mut r = std::io::Cursor::new(b"{\"id\":1}\nlast".to_vec());
+        assert_eq!(read_line(&mut r).unwrap().unwrap(), "{\"id\":1}");
+        assert_eq!(read_line(&mut r).unwrap().unwrap(), "last");
+        assert!(read_line(&mut r).is_none());
+        let mut long = vec![b'1'; MAX_LINE + 10];
+        long.push(b'\n');
+        let e = read_line(&mut std::io::Cursor::new(long))
+            .unwrap()
+            .unwrap_err();
+        assert!(e.to_string().contains("longer than 32 MiB"), "{e}");
+        let exact = vec![b'1'; MAX_LINE];
+        assert_eq!(
+            read_line(&mut std::io::Cursor::new(exact))
+                .unwrap()
+                .unwrap()
+                .len(),
+            MAX_LINE
+        );
     }
 }
