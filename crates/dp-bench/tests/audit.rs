@@ -360,3 +360,40 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
         assert!(!out.exists(), "case {i} wrote {}", out.display());
     }
 }
+
+/// An outside learner that declares Gaussian noise of multiplier 1000 and releases its exact
+/// least-squares θ is refuted by `dp-bench audit` (exit 1): its fits are ordinary requests on
+/// the audit's two datasets, so it cannot tell them from a benchmark run.
+#[test]
+fn an_outside_learner_that_lies_about_its_noise_is_refuted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = common::repo_root();
+    let config = tmp.path().join("liar.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "seed = 7\ntrials = 200\nepsilons = [1.0]\ndelta = 1e-5\n\
+             [audit]\nconfidence = 0.95\nbase = \"zeros\"\n\
+             [dataset]\nname = \"synthetic-l\"\nsubsample = 200\n\
+             [methods.liar]\nkind = \"external\"\n\
+             command = [\"python3\", \"{}/crates/dp-bench/tests/workers/misbehave.py\"]\n\
+             relation = \"add_remove\"\nhyperparameters = {{ mode = \"liar\" }}\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = dp_bench(&[
+        OsStr::new("audit"),
+        config.as_os_str(),
+        OsStr::new("--out"),
+        out.as_os_str(),
+        OsStr::new("--quiet"),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("measured ε above the certified ε for liar at ε = 1"),
+        "{err}"
+    );
+}

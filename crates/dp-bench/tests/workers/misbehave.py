@@ -3,7 +3,8 @@ honest (a least-squares theta declared as pure epsilon at the target: a false cl
 harness cannot see, used only to test the plumbing), overclaim (declares EpsilonDelta{2 epsilon, 0}), crash,
 hang, spawn_and_hang (starts a child in a new session, writes its pid to
 hyperparameters.pid_file, then hangs), zero_labels (zeroes the shared y.npy in place before
-its fit), not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline;
+its fit), liar (declares Gaussian noise of multiplier 1000, in advance and with each fit, and
+releases the exact least-squares theta), not_json, wrong_id, short_theta, nan_theta, unknown_event, wrong_relation, decline;
 and for tuning: tuned (declares pure epsilon at the target, in advance and with each fit;
 theta times hyperparameters.sign), switch (declares epsilon in advance, epsilon / 2 with the
 fit), nodeclare (answers no declare request)."""
@@ -24,6 +25,8 @@ for line in sys.stdin:
         else:
             out = {"id": req["id"], "ok": True, "relation": "ADD_OR_REMOVE_ONE",
                    "event": {"type": "EpsilonDelta", "epsilon": req["epsilon"], "delta": 0.0}}
+        if mode == "liar":
+            out["event"] = {"type": "Gaussian", "noise_multiplier": 1000.0}
         sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
         continue
@@ -41,6 +44,8 @@ for line in sys.stdin:
            "event": {"type": "EpsilonDelta", "epsilon": eps, "delta": 0.0}}
     theta = [t * req["hyperparameters"].get("sign", 1.0) for t in theta]
     out["theta"] = theta
+    if mode == "liar":
+        out["event"] = {"type": "Gaussian", "noise_multiplier": 1000.0}
     if mode == "switch":
         out["event"]["epsilon"] = eps / 2
     elif mode == "overclaim":

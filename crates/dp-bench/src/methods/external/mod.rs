@@ -17,6 +17,7 @@
 //! recorded with its true certified ε, `details.over_budget = true`, its accuracy in
 //! `details.accuracy` and accuracy NaN: it is never presented as an accuracy at the target.
 
+mod audit;
 mod npy;
 mod protocol;
 mod tuned;
@@ -32,8 +33,10 @@ use dp_core::accounting::event_json;
 use dp_core::accounting::{Event, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::Digest as _;
 
 use super::{Aggregate, CellOutcome, Context, Method, MethodEntry, Protocol, parse_table};
+use crate::experiment::audited::Audited;
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
 use crate::methods::dpsgd::Tuning;
@@ -181,6 +184,39 @@ impl Method for External {
     /// The learner certifies its own calibration; the harness checks it.
     fn commands(&self) -> Vec<Vec<String>> {
         vec![self.cfg.command.clone()]
+    }
+
+    /// Its fixed hyperparameters at the cell's target, run through ordinary fit requests on
+    /// the audit's datasets ([`audit::ExternalRelease`]), certified from what it declares.
+    fn mechanism<'c>(&'c self, ctx: &Context<'c>, epsilon: f64) -> anyhow::Result<Audited<'c>> {
+        anyhow::ensure!(
+            self.cfg.tuning.is_none(),
+            "an audit runs one mechanism: an outside learner without `tuning` (one run with \
+             its fixed `hyperparameters`)"
+        );
+        anyhow::ensure!(
+            self.cfg.output == Output::Theta,
+            "an audit scores θ: set `output = \"theta\"`"
+        );
+        let target = self.target(ctx, epsilon).map_err(anyhow::Error::msg)?;
+        let event = self
+            .declare(ctx, &self.points[0], target)
+            .map_err(|e| anyhow::anyhow!("declaring its event: {e}"))?;
+        let root = self.data_root(ctx);
+        let relation = self.cfg.relation.neighbours();
+        Ok(Audited {
+            release: Box::new(audit::ExternalRelease {
+                learner: self,
+                target,
+                root,
+                files: std::sync::Mutex::default(),
+            }),
+            event,
+            clip: None,
+            neighbours: relation,
+            certificate: relation,
+            label: tuned::label(&self.cfg.hyperparameters, &self.points[0]),
+        })
     }
 
     fn protocol(&self) -> Protocol {
@@ -357,11 +393,22 @@ fn failed(reason: String) -> CellOutcome {
 impl External {
     /// The arrays, written on the first cell (under the results folder, else the system's
     /// temporary folder).
-    fn files(&self, ctx: &Context<'_>) -> anyhow::Result<DataFiles> {
-        let root = match &ctx.scratch {
+    /// This learner's own folder of arrays: `<results>/external/<digest of its parameters>`.
+    /// A worker that writes to the files it is sent changes only its own learner's copy
+    /// (which the next fit writes again): a learner reading another's file while that one is
+    /// changed in place would race, whatever is checked before the fit.
+    fn data_root(&self, ctx: &Context<'_>) -> PathBuf {
+        let base = match &ctx.scratch {
             Some(dir) => dir.join("external"),
             None => std::env::temp_dir().join("dpbench-external"),
         };
+        let params = self.params().to_string();
+        let digest = sha2::Sha256::digest(params.as_bytes());
+        base.join(format!("learner-{}", hex::encode(&digest[..6])))
+    }
+
+    fn files(&self, ctx: &Context<'_>) -> anyhow::Result<DataFiles> {
+        let root = self.data_root(ctx);
         let mut slot = self.state.files.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((r, f)) = slot.as_ref().filter(|(r, _)| *r == root) {
             debug_assert_eq!(*r, root);

@@ -3,11 +3,12 @@
 //! labels). Each is written once per (results folder, data) in a folder named by the digest of
 //! its contents, and workers map them with `np.load(path, mmap_mode="r", allow_pickle=False)`.
 //!
-//! Workers share these files, and any of them could write to them. So each file is made
-//! read-only, its sha256 is known from the bytes written, and before every fit the harness
-//! checks every file against it ([`DataFiles::changed`]) and writes one that changed again
-//! ([`write_once`]): no learner can change what another trains on. (A worker writing while another one reads still
-//! races with it; only a private copy per fit would close that, at the cost of a copy.)
+//! Each learner gets its own copy (`External::data_root`): a worker writing in place to a
+//! file another worker is reading would race with it, whatever is checked before the fit.
+//! Each file is read-only, its sha256 is known from the bytes written, and before every fit
+//! the harness checks every file against it ([`DataFiles::changed`]) and writes one that
+//! changed again ([`write_once`]): no learner can change what another trains on, nor what it
+//! trains on itself in its next fit.
 //!
 //! The writer is our own: NPY v1.0 for a C-order little-endian float64 array is a fixed magic,
 //! a Python-dict header padded to a multiple of 64 bytes, and the raw values (numpy's
