@@ -387,13 +387,26 @@ fn the_example_learners_run_are_certified_deterministic_and_resume() {
         assert_eq!(c.3["relation"], "ADD_OR_REMOVE_ONE");
     }
 
-    // The arrays are valid .npy for numpy's memory map, float64, C order, labels in {0, 1}.
-    let npy = std::fs::read_dir(a.join("external"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    // The arrays are valid .npy for numpy's memory map, float64, C order, labels in {0, 1}:
+    // each learner's own copy, under `external/learner-<digest>/<data digest>/`.
+    let first = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+    };
+    let learner = first(&a.join("external"));
+    assert!(
+        learner
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("learner-"),
+        "{learner:?}"
+    );
+    let npy = first(&learner);
     let check = "import sys, numpy as np\n\
                  x = np.load(sys.argv[1], mmap_mode='r', allow_pickle=False)\n\
                  y = np.load(sys.argv[2], mmap_mode='r', allow_pickle=False)\n\

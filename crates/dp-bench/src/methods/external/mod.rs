@@ -393,7 +393,8 @@ fn failed(reason: String) -> CellOutcome {
 impl External {
     /// The arrays, written on the first cell (under the results folder, else the system's
     /// temporary folder).
-    /// This learner's own folder of arrays: `<results>/external/<digest of its parameters>`.
+    /// This learner's own folder of arrays: `<results>/external/learner-<digest of its
+    /// parameters>`.
     /// A worker that writes to the files it is sent changes only its own learner's copy
     /// (which the next fit writes again): a learner reading another's file while that one is
     /// changed in place would race, whatever is checked before the fit.
