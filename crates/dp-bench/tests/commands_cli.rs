@@ -49,11 +49,19 @@ fn check_shows_a_shell_command_and_runs_nothing() {
         "{err}"
     );
     assert!(!tmp.path().join("r").exists() && !tmp.path().join("PWNED").exists());
-    // A built-in grid has none to show.
-    std::fs::write(&config, format!("{HEAD}[methods.a]\nkind = \"alg1\"\n")).unwrap();
+    // A built-in grid has none to show; its relation is said when the config fixes one.
+    let relation = HEAD.replace(
+        "delta = 1e-6\n",
+        "delta = 1e-6\nrelation = \"replace_one\"\n",
+    );
+    std::fs::write(&config, format!("{relation}[methods.a]\nkind = \"alg1\"\n")).unwrap();
     let (code, out, _) = run_in(tmp.path(), &["check", "c.toml"]);
     assert_eq!(code, 0);
     assert!(out.contains("outside programs: none"), "{out}");
+    assert!(
+        out.contains("certified under REPLACE_ONE neighbours"),
+        "{out}"
+    );
 }
 
 #[test]

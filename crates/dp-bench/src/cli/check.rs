@@ -47,6 +47,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<()> {
         expand(&cfg).len(),
         default_out_dir(path, &cfg).display()
     )?;
+    if let Some(r) = cfg.relation {
+        outln!(
+            "every method certified under {} neighbours (add/remove methods by group privacy)",
+            dp_core::accounting::event_json::relation_name(r)
+        )?;
+    }
     let list = commands::of(&cfg);
     if list.is_empty() {
         outln!("outside programs: none")?;
