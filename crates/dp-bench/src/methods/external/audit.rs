@@ -7,14 +7,12 @@
 
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::Ordering;
 
 use dp_core::accounting::{Event, Target};
 use dp_core::learn::GlmData;
 
+use super::External;
 use super::npy::{self, DataFiles};
-use super::protocol::{Expect, Request, Response};
-use super::{External, Output};
 use crate::experiment::audited::Release;
 
 /// A dataset by the addresses of its features and labels and its size.
@@ -58,30 +56,10 @@ impl Release for ExternalRelease<'_> {
     fn release(&self, data: &GlmData<'_>, seed: u64) -> dp_core::Result<(Vec<f64>, Event)> {
         let files = self.files(data)?;
         let m = self.learner;
-        let id = m.state.next_id.fetch_add(1, Ordering::SeqCst);
-        let request = Request {
-            id,
-            files: Some(&files),
-            n: data.n(),
-            d: data.d(),
-            epsilon: self.target.epsilon(),
-            delta: self.target.delta(),
-            seed,
-            hyperparameters: &m.points[0],
-        };
-        let expect = Expect {
-            id,
-            output: Some(Output::Theta),
-            len: data.d(),
-            relation: m.cfg.relation.neighbours(),
-            n: data.n() as u64,
-        };
-        match m.exchange(&request, &expect) {
-            Ok(Response::Fitted { values, event, .. }) => Ok((values, event)),
-            Ok(other) => Err(dp_core::DpError::Invalid(format!(
-                "expected a fit, got {other:?}"
-            ))),
-            Err(why) => Err(dp_core::DpError::Invalid(why)),
-        }
+        // `mechanism` admits `output = "theta"` only: d values.
+        let shape = (data.n(), data.d());
+        m.fit_on(&files, shape, data.d(), &m.points[0], self.target, seed)
+            .map(|fit| (fit.values, fit.event))
+            .map_err(dp_core::DpError::Invalid)
     }
 }

@@ -487,16 +487,15 @@ impl External {
         }
     }
 
-    fn expect(&self, ctx: &Context<'_>, id: u64, output: Option<Output>) -> Expect {
+    /// What answer `id` must be: `output` (none for a declaration) of `len` values, for a
+    /// dataset of `n` rows.
+    fn expect(&self, id: u64, output: Option<Output>, n: usize, len: usize) -> Expect {
         Expect {
             id,
             output,
-            len: match output {
-                Some(Output::Predictions) => ctx.test.len(),
-                _ => ctx.train.d(),
-            },
+            len,
             relation: self.cfg.relation.neighbours(),
-            n: ctx.train.n() as u64,
+            n: n as u64,
         }
     }
 
@@ -520,7 +519,8 @@ impl External {
             seed: 0,
             hyperparameters: point,
         };
-        match self.exchange(&request, &self.expect(ctx, id, None))? {
+        let expect = self.expect(id, None, ctx.train.n(), ctx.train.d());
+        match self.exchange(&request, &expect)? {
             Response::Declared(event) => Ok(event),
             other => Err(format!("expected a declaration, got {other:?}")),
         }
@@ -537,18 +537,37 @@ impl External {
         seed: u64,
     ) -> Result<Fit, String> {
         self.restore(ctx, files)?;
+        let len = match self.cfg.output {
+            Output::Predictions => ctx.test.len(),
+            Output::Theta => ctx.train.d(),
+        };
+        let shape = (ctx.train.n(), ctx.train.d());
+        self.fit_on(files, shape, len, point, target, seed)
+    }
+
+    /// One fit request on `files` (`shape` = rows, features) whose answer holds `len` values
+    /// of the learner's output: a cell's fit, or an audit's run on one of its datasets.
+    fn fit_on(
+        &self,
+        files: &DataFiles,
+        (n, d): (usize, usize),
+        len: usize,
+        point: &Value,
+        target: Target,
+        seed: u64,
+    ) -> Result<Fit, String> {
         let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
         let request = Request {
             id,
             files: Some(files),
-            n: ctx.train.n(),
-            d: ctx.train.d(),
+            n,
+            d,
             epsilon: target.epsilon(),
             delta: target.delta(),
             seed,
             hyperparameters: point,
         };
-        let expect = self.expect(ctx, id, Some(self.cfg.output));
+        let expect = self.expect(id, Some(self.cfg.output), n, len);
         let Response::Fitted {
             values,
             event,
