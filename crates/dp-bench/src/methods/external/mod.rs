@@ -18,6 +18,7 @@
 //! `details.accuracy` and accuracy NaN: it is never presented as an accuracy at the target.
 
 mod audit;
+mod budget;
 mod npy;
 mod protocol;
 mod tuned;
@@ -40,6 +41,7 @@ use crate::experiment::audited::Audited;
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
 use crate::methods::dpsgd::Tuning;
+use budget::{certify, outcome};
 pub use npy::{DataFiles, write_f64};
 pub use protocol::Output;
 use protocol::{Broken, Expect, Request, Response};
@@ -320,45 +322,6 @@ impl Fit {
     fn selection_accuracy(&self, ctx: &Context<'_>, output: Output) -> f64 {
         self.percent_on(output, ctx.selection_rows())
     }
-}
-
-/// ε our accountants certify for one declared release (the runner certifies the cell's
-/// event the same way; this is for the decisions a cell makes on it).
-fn certify(ctx: &Context<'_>, relation: Neighbours, event: &Event) -> Result<f64, String> {
-    ctx.certify_as(event, Some(relation))
-        .map_err(|e| format!("the accountants cannot bound the declared event: {e:#}"))
-}
-
-/// A cell's outcome from its released accuracy and declared event: over the target, the cell
-/// reports no accuracy (NaN), `details.over_budget = true` and the accuracy in
-/// `details.accuracy`, so it is never shown as an accuracy at the target.
-fn outcome<D: Serialize>(
-    ctx: &Context<'_>,
-    relation: Neighbours,
-    accuracy: f64,
-    event: Event,
-    target: f64,
-    details: &D,
-) -> Result<CellOutcome, String> {
-    let over_budget = certify(ctx, relation, &event)? > target;
-    let details = Budgeted {
-        run: details,
-        over_budget,
-        accuracy: over_budget.then_some(accuracy),
-    };
-    let released = if over_budget { f64::NAN } else { accuracy };
-    Ok(CellOutcome::new(released, event, &details))
-}
-
-/// A cell's details with whether it met its budget.
-#[derive(Serialize)]
-struct Budgeted<'a, D: Serialize> {
-    #[serde(flatten)]
-    run: &'a D,
-    over_budget: bool,
-    /// Over budget: the accuracy, kept out of the `accuracy` column.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    accuracy: Option<f64>,
 }
 
 /// What a failed cell records.
