@@ -15,7 +15,7 @@ pub struct Command {
     pub method: String,
     /// The argv, run as given (never through a shell).
     pub argv: Vec<String>,
-    /// The program found: the path itself when argv[0] holds a `/`, else the first match on
+    /// The program found: the path itself when `argv[0]` holds a `/`, else the first match on
     /// `PATH`; `None` when there is none.
     pub program: Option<PathBuf>,
 }

@@ -189,7 +189,7 @@ impl Method for External {
     }
 
     /// Its fixed hyperparameters at the cell's target, run through ordinary fit requests on
-    /// the audit's datasets ([`audit::ExternalRelease`]), certified from what it declares.
+    /// the audit's datasets (`audit::ExternalRelease`), certified from what it declares.
     fn mechanism<'c>(&'c self, ctx: &Context<'c>, epsilon: f64) -> anyhow::Result<Audited<'c>> {
         anyhow::ensure!(
             self.cfg.tuning.is_none(),
