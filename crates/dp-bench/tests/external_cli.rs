@@ -120,6 +120,59 @@ fn a_timed_out_worker_takes_what_it_started_with_it() {
     assert!(spawner.1.is_nan(), "{spawner:?}");
 }
 
+/// dp-bench stopped by SIGINT or SIGTERM mid-run ends its busy worker and what the worker
+/// started in a session of its own, then exits with 128 + the signal.
+#[test]
+fn an_interrupted_run_takes_its_workers_children_with_it() {
+    for (signal, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGINT, "SIGINT")] {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, out) = (dir.path().join("c.toml"), dir.path().join("run"));
+        let pid_file = dir.path().join("child.pid");
+        std::fs::write(
+            &config,
+            format!(
+                "{HEAD}\n[methods.spawner]\nkind = \"external\"\n\
+                 command = [\"python3\", \"crates/dp-bench/tests/workers/misbehave.py\"]\n\
+                 relation = \"add_remove\"\ntimeout_seconds = 600\n\
+                 hyperparameters = {{ mode = \"spawn_and_hang\", pid_file = {:?} }}\n",
+                pid_file.to_str().unwrap()
+            ),
+        )
+        .unwrap();
+        let mut run = common::dp_bench_cmd_in(
+            &common::repo_root(),
+            &[
+                config.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+            ],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+        let start = std::time::Instant::now();
+        let pid = loop {
+            let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            if let Ok(pid) = text.trim().parse::<u32>() {
+                break pid;
+            }
+            assert!(start.elapsed().as_secs() < 120, "{name}: no child started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        // SAFETY: kill(2) on the child this test started.
+        unsafe { libc::kill(run.id() as libc::pid_t, signal) };
+        let status = run.wait().unwrap();
+        assert_eq!(status.code(), Some(128 + signal), "{name}: {status}");
+        let start = std::time::Instant::now();
+        while alive(pid) && start.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(!alive(pid), "{name}: the worker's child {pid} outlived dp-bench");
+    }
+}
+
 #[test]
 fn a_learner_that_zeroes_the_shared_labels_leaves_another_learners_cells_unchanged() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_success, dp_bench_cmd, dp_bench_in, output, repo_root, stdout};
+use common::{assert_success, dp_bench_cmd, dp_bench_in, fields, output, repo_root, stdout};
 
 #[test]
 fn the_walkthrough_puts_the_example_learner_on_the_leaderboard() {
@@ -63,23 +63,4 @@ fn the_walkthrough_puts_the_example_learner_on_the_leaderboard() {
         let own: f64 = r[col("epsilon_add_remove")].parse().unwrap();
         assert!(own <= target / 2.0 && own > 0.4 * target, "{board}");
     }
-}
-
-/// The fields of one CSV line (RFC 4180 quoting: labels such as `"(ε, δ)"` hold commas).
-fn fields(line: &str) -> Vec<String> {
-    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
 }

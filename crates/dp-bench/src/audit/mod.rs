@@ -319,6 +319,7 @@ mod tests {
             kind: "ppsgd".into(),
             calibration: "paper".into(),
             label: "L=1".into(),
+            learner: "ppsgd (paper)".into(),
             neighbours: "replace_one".into(),
             certificate: "replace_one".into(),
             epsilon_target: 1.0,

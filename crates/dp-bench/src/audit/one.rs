@@ -28,6 +28,11 @@ pub struct Outcome {
     pub calibration: String,
     /// The hyperparameters in words.
     pub label: String,
+    /// What the audit speaks for ([`crate::experiment::method::identity`]): the leaderboard
+    /// shows it beside every entry of that learner. Empty in outcomes stored before it was
+    /// recorded, which no leaderboard entry matches.
+    #[serde(default)]
+    pub learner: String,
     /// `add_remove` or `replace_one`.
     pub neighbours: String,
     /// The relation of the certificate compared against: the event's own, or
@@ -328,6 +333,7 @@ pub fn audit(
         kind: spec.kind.to_string(),
         calibration: calibration_of(spec),
         label: audited.label.clone(),
+        learner: crate::experiment::method::identity(spec.method.as_ref()),
         neighbours: relation_name(audited.neighbours).into(),
         certificate: if group {
             "add_remove, group of two".into()

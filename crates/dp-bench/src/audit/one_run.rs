@@ -119,6 +119,7 @@ pub fn audit(
         kind: spec.kind.to_string(),
         calibration: calibration_of(spec),
         label: audited.label.clone(),
+        learner: crate::experiment::method::identity(spec.method.as_ref()),
         neighbours: relation_name(Neighbours::AddRemove).into(),
         certificate: relation_name(Neighbours::AddRemove).into(),
         epsilon_target: epsilon,

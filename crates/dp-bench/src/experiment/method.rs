@@ -310,6 +310,22 @@ pub struct Protocol {
     pub relation: Option<dp_core::accounting::Neighbours>,
 }
 
+/// What an audit of a method speaks for, and what the leaderboard matches audits with: its
+/// name in tables, its calibration and every command it runs. An outside learner is its
+/// command line, whatever hyperparameters or tuning a config gives it: an audit tests what
+/// the program declares, not one setting of it.
+pub fn identity(m: &dyn Method) -> String {
+    let mut s = m.display_name();
+    if let Some(cal) = m.protocol().calibration {
+        s.push_str(&format!(" ({cal})"));
+    }
+    for argv in m.commands() {
+        s.push(' ');
+        s.push_str(&serde_json::Value::from(argv).to_string());
+    }
+    s
+}
+
 /// A method of the grid.
 pub trait Method: Send + Sync + Debug {
     /// The `kind` of its table.

@@ -149,3 +149,22 @@ pub fn redberg_config(methods: &[&str], epsilons: &str, trials: u32) -> String {
     }
     s
 }
+
+/// The fields of one CSV line (RFC 4180 quoting: labels such as `"(ε, δ)"` hold commas).
+pub fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}

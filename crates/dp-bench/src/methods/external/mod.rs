@@ -24,6 +24,8 @@ mod protocol;
 mod tuned;
 mod worker;
 
+pub use worker::end_workers_on_signals;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,7 +43,7 @@ use crate::experiment::audited::Audited;
 use crate::experiment::grid::Cell;
 use crate::experiment::record::CellRecord;
 use crate::methods::dpsgd::Tuning;
-use budget::{certify, outcome};
+use budget::{Clock, certify, outcome};
 pub use npy::{DataFiles, write_f64};
 pub use protocol::Output;
 use protocol::{Broken, Expect, Request, Response};
@@ -292,6 +294,8 @@ struct Fit {
     values: Vec<f64>,
     event: Event,
     details: Value,
+    /// From the request sent to its answer read.
+    seconds: Duration,
 }
 
 impl Fit {
@@ -531,6 +535,7 @@ impl External {
             hyperparameters: point,
         };
         let expect = self.expect(id, Some(self.cfg.output), n, len);
+        let start = std::time::Instant::now();
         let Response::Fitted {
             values,
             event,
@@ -543,6 +548,7 @@ impl External {
             values,
             event,
             details,
+            seconds: start.elapsed(),
         })
     }
 
@@ -563,7 +569,16 @@ impl External {
             learner: (!fit.details.is_null()).then_some(fit.details),
         };
         let relation = self.cfg.relation.neighbours();
-        outcome(ctx, relation, accuracy, fit.event, cell.epsilon, &details)
+        let clock = self.clock(fit.seconds);
+        outcome(ctx, relation, accuracy, fit.event, cell.epsilon, &details, clock)
+    }
+
+    /// The learner's time left for certifying a release whose fit took `spent`.
+    fn clock(&self, spent: Duration) -> Clock {
+        Clock {
+            spent,
+            limit: Duration::from_secs_f64(self.cfg.timeout_seconds),
+        }
     }
 
     /// Counts a restart (the next cell starts a new worker) and returns the reason.

@@ -15,6 +15,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::time::Duration;
 
 use dp_core::accounting::{Event, HonestTuning, Target};
 use dp_core::learn::{Candidates, draw_runs, select_best};
@@ -266,6 +267,7 @@ pub fn honest(
         plan.tuned.clone(),
         cell.epsilon,
         &details,
+        m.clock(Duration::ZERO),
     )
 }
 
@@ -287,7 +289,7 @@ pub fn dishonest(
     let relation = m.cfg.relation.neighbours();
     for (i, point) in m.points.iter().enumerate() {
         let fit = m.fit(ctx, files, point, target, run_seed(cell.seed, i))?;
-        let eps = certify(ctx, relation, &fit.event)?;
+        let eps = certify(ctx, relation, &fit.event, m.clock(fit.seconds))?;
         if eps > cell.epsilon {
             over.push(label(&m.cfg.prior, point));
         } else {

@@ -7,8 +7,10 @@
 //! What it starts ends with it: the worker leads its own process group, and stopping it
 //! (a timeout, a crash, the end of the run) signals the group and every descendant still
 //! under it, including one that left the group with `setsid`. On Linux the worker also gets
-//! SIGKILL when dp-bench dies, by any signal (`PR_SET_PDEATHSIG`). A descendant that
-//! detached itself completely (a double fork) is out of reach: a config that runs outside
+//! SIGKILL when dp-bench dies, by any signal (`PR_SET_PDEATHSIG`), and on dp-bench's own
+//! SIGINT, SIGTERM or SIGHUP every live worker's group and descendants get SIGKILL before it
+//! exits ([`end_workers_on_signals`]). A descendant that detached itself completely (a double
+//! fork) while dp-bench is killed by SIGKILL is out of reach: a config that runs outside
 //! programs is code (docs/external-learners.md).
 
 use std::collections::VecDeque;
@@ -54,6 +56,37 @@ impl std::fmt::Display for Failure {
             Failure::Io(e) => write!(f, "cannot send the request to the worker: {e}"),
         }
     }
+}
+
+/// The pid of every worker started and not yet stopped (each leads its process group), for
+/// [`end_workers_on_signals`].
+static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Installs dp-bench's handler of SIGINT, SIGTERM and SIGHUP: SIGKILL to every live worker's
+/// process group and descendants, then exit with 128 + the signal's number (as the shell
+/// reports a process that signal ended). Without it a worker would die with dp-bench
+/// (`PR_SET_PDEATHSIG`) but whatever it started would outlive the run. Cells are written
+/// whole or not at all, so a run stopped this way resumes.
+pub fn end_workers_on_signals() -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            // Held until exit: no worker starts or stops in between.
+            let live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
+            for &pid in live.iter() {
+                signal_all(pid, &descendants(pid), Signal::Kill);
+            }
+            std::process::exit(128 + sig);
+        }
+    });
+    Ok(())
+}
+
+fn forget(pid: u32) {
+    LIVE.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .retain(|&p| p != pid);
 }
 
 /// A running worker process.
@@ -104,6 +137,9 @@ impl Worker {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| anyhow::anyhow!("cannot start {argv:?}: {e}"))?;
+        LIVE.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(child.id());
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         let (tx, lines) = mpsc::channel();
@@ -189,6 +225,7 @@ impl Worker {
             self.child.wait().ok()
         });
         signal_all(self.child.id(), &family, Signal::Kill);
+        forget(self.child.id());
         // Let the stderr thread read what the process wrote last.
         let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
         match status {

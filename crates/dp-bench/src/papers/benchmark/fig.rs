@@ -36,6 +36,7 @@ fn legend(e: &Entry, dropped: usize) -> String {
     // The panel's title says the role, so the name is the base learner alone.
     let mut name = match e.role {
         Role::Reference | Role::Refused => wrap(&e.learner),
+        Role::Refuted => wrap(&format!("{} (refuted by audit)", e.base)),
         Role::Ranked | Role::Dishonest => wrap(&e.base),
         // Dashed, as the panel's title says: the relation alone tells why.
         Role::OffAxis => wrap(&format!("{} ({})", e.base, e.relation)),
@@ -44,6 +45,20 @@ fn legend(e: &Entry, dropped: usize) -> String {
         name.push_str(&format!("\n(not drawn at {dropped} ε)"));
     }
     name
+}
+
+/// The references panel's title: what is drawn there and why none of it is ranked.
+fn references_title(run: &Run) -> String {
+    let has = |r: Role| run.entries.iter().any(|e| e.role == r);
+    let mut parts = vec!["best of grid (tuning not paid)"];
+    if has(Role::Refused) {
+        parts.push("ε not certified");
+    }
+    if has(Role::Refuted) {
+        parts.push("refuted by audit");
+    }
+    parts.push("non-private");
+    format!("references, not ranked: {}", parts.join(", "))
 }
 
 /// Writes `<stem>.png`, `.svg` and `.csv` for `run`; `order` lists every learner of the
@@ -84,7 +99,10 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         let Some(first) = mine.first() else {
             continue;
         };
-        let drawn: Vec<&&Entry> = if matches!(first.role, Role::Reference | Role::Refused) {
+        let drawn: Vec<&&Entry> = if matches!(
+            first.role,
+            Role::Reference | Role::Refused | Role::Refuted
+        ) {
             mine.iter().filter(|e| e.mean.is_finite()).collect()
         } else {
             mine.iter()
@@ -133,7 +151,9 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
             .expect("collected above");
         match first.role {
             Role::Ranked | Role::OffAxis => ranked[slot] = s,
-            Role::Dishonest | Role::Refused | Role::Reference => references[slot] = s,
+            Role::Dishonest | Role::Refused | Role::Refuted | Role::Reference => {
+                references[slot] = s
+            }
         }
     }
     // The same y range in both panels, so the references read against the ranked curves.
@@ -165,12 +185,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
                 ranked,
             ),
             panel(
-                if run.entries.iter().any(|e| e.role == Role::Refused) {
-                    "references, not ranked: best of grid (tuning not paid), ε not certified, \
-                     non-private"
-                } else {
-                    "references, not ranked: best of grid (tuning not paid), non-private"
-                },
+                &references_title(run),
                 references,
             ),
         ],

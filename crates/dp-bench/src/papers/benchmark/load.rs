@@ -31,6 +31,9 @@ pub enum Role {
     OffAxis,
     /// Best of a grid whose tuning is not paid for: drawn for reference, never ranked.
     Dishonest,
+    /// A learner whose audit measured more privacy loss than its declared events certify
+    /// ([`super::audits`]): what it declares is false, so it is drawn, never ranked.
+    Refuted,
     /// A learner that claims privacy but that nothing here certifies at any ε (RSPM's stated
     /// ε): drawn for reference beside the others, never ranked.
     Refused,
@@ -45,6 +48,10 @@ pub struct Entry {
     pub learner: String,
     /// The learner without its tuning: a dishonest entry's honest counterpart has this too.
     pub base: String,
+    /// What an audit of it speaks for ([`crate::experiment::method::identity`]).
+    pub identity: String,
+    /// Its audits, when the results folder holds any ([`super::audits::attach`]).
+    pub audit: Option<super::audits::AuditSummary>,
     /// Ranked, dishonest or reference.
     pub role: Role,
     /// The neighbouring relation its certified ε is for (`add/remove`, `replace-one`; empty
@@ -95,6 +102,7 @@ impl Entry {
         match self.role {
             Role::Reference => "none (non-private)",
             Role::Refused => "stated, not certified",
+            Role::Refuted => "declared, refuted by audit",
             Role::Ranked | Role::OffAxis | Role::Dishonest if self.pure => "pure ε",
             Role::Ranked | Role::OffAxis | Role::Dishonest => "(ε, δ)",
         }
@@ -305,6 +313,8 @@ pub fn load(dir: &Path) -> anyhow::Result<Run> {
             entries.push(Entry {
                 learner: label.clone(),
                 base: base.clone(),
+                identity: crate::experiment::method::identity(spec.method.as_ref()),
+                audit: None,
                 role,
                 relation: relation_name(cfg.relation.or(spec.method.protocol().relation)),
                 axis: "",

@@ -5,6 +5,7 @@
 //! `leaderboard.md`/`.csv`, `learners.csv` and the CD diagrams `cd.png` (every dataset) and
 //! `cd-binary.png` (the binary ones, when they are not all of them).
 
+pub mod audits;
 pub mod cd_diagram;
 pub mod cell_stats;
 pub mod distributions;
@@ -50,6 +51,7 @@ pub fn figures(out: &Path, results: &Path) -> anyhow::Result<Vec<Outcome>> {
         .map(|d| load::load(d).with_context(|| format!("cannot read the run {}", d.display())))
         .collect::<anyhow::Result<Vec<_>>>()?;
     load::place_on_axis(&mut runs)?;
+    audits::attach(&mut runs, &audits::load(results)?);
     // One colour per learner across every figure: ranked learners first, then references.
     let mut order: Vec<(Role, String)> = runs
         .iter()

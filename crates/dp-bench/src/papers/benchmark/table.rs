@@ -20,6 +20,7 @@ pub fn role_name(r: Role) -> &'static str {
         Role::OffAxis => "honest, other relation (not ranked)",
         Role::Dishonest => "dishonest (reference)",
         Role::Refused => "refused: ε not certified (reference)",
+        Role::Refuted => "refuted by audit (not ranked)",
         Role::Reference => "non-private (reference)",
     }
 }
@@ -63,6 +64,7 @@ fn note(e: &Entry) -> String {
         Role::OffAxis => e.off_axis_reason(),
         Role::Dishonest => Some("best of grid, tuning not paid".into()),
         Role::Refused => Some("refused as private: no certified ε".into()),
+        Role::Refuted => Some("not ranked: its audit refutes what it declares".into()),
         Role::Reference => Some("non-private reference".into()),
     }
     .unwrap_or_default()
@@ -94,6 +96,7 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
         "rank",
         "vs_best",
         "p_holm",
+        "audit",
         "note",
     ]);
     let mut md = overview::head(runs, overall);
@@ -128,6 +131,7 @@ pub fn write(out: &Path, runs: &[Run], overall: &Overall) -> anyhow::Result<Vec<
             }
         }
     }
+    md.push_str(&audits_section(runs));
     md.push_str(&overview::tail(runs));
     let learners = learners_csv(runs, overall)?;
     let (c, m, l) = (
@@ -190,8 +194,39 @@ fn push_row(
         Field::Num(r.map_or(f64::NAN, |r| r.rank)),
         Field::Text(r.map_or("", |r| r.vs_best.name()).into()),
         Field::Num(r.map_or(f64::NAN, |r| r.vs_best.p())),
+        Field::Text(audit_words(e)),
         Field::Text(note),
     ])
+}
+
+/// An entry's audit in words, or "not audited".
+fn audit_words(e: &Entry) -> String {
+    e.audit
+        .as_ref()
+        .map_or_else(|| "not audited".into(), |a| a.words())
+}
+
+/// `# Audits`: every learner's audit (`dp-bench audit` folders beside the runs), or that
+/// none is audited.
+fn audits_section(runs: &[Run]) -> String {
+    let mut rows: Vec<(&str, String)> = runs
+        .iter()
+        .flat_map(|r| &r.entries)
+        .filter(|e| e.role != Role::Reference)
+        .map(|e| (e.learner.as_str(), audit_words(e)))
+        .collect();
+    rows.sort();
+    rows.dedup();
+    let mut md = String::from(
+        "\n# Audits\n\nA lower bound on each learner's ε measured by `dp-bench audit` on \
+         neighbouring datasets (docs/audit.md), beside the ε certified from what it declares. \
+         A learner whose measured bound exceeds its certificate is refuted and not ranked.\n\n\
+         | learner | audit |\n|---|---|\n",
+    );
+    for (l, a) in rows {
+        md.push_str(&format!("| {} | {} |\n", md_cell(l), md_cell(&a)));
+    }
+    md
 }
 
 /// One row per learner: its role, average ranks in both views, tuning gap and wall time.
@@ -206,13 +241,17 @@ fn learners_csv(runs: &[Run], o: &Overall) -> anyhow::Result<LongCsv> {
         "tuning_gap_max",
         "tuning_gap_cells",
         "median_wall_ms",
+        "audit",
     ]);
     let gaps = tuning_gaps(runs);
     let wall = super::rank::median_wall_ms(runs);
-    let mut learners: Vec<(&str, &str, Role, &str)> = runs
+    let mut learners: Vec<(&str, &str, Role, &str, String)> = runs
         .iter()
         .flat_map(|r| &r.entries)
-        .map(|e| (e.learner.as_str(), e.base.as_str(), e.role, e.relation))
+        .map(|e| {
+            let audit = audit_words(e);
+            (e.learner.as_str(), e.base.as_str(), e.role, e.relation, audit)
+        })
         .collect();
     learners.sort_by(|a, b| (a.2, a.0).cmp(&(b.2, b.0)));
     learners.dedup();
@@ -222,7 +261,7 @@ fn learners_csv(runs: &[Run], o: &Overall) -> anyhow::Result<LongCsv> {
             .find(|a| a.0 == l)
             .map_or(f64::NAN, |a| a.1)
     };
-    for (l, base, role, relation) in learners {
+    for (l, base, role, relation, audit) in learners {
         let gap = gaps
             .iter()
             .find(|g| g.0 == base && matches!(role, Role::Ranked | Role::OffAxis));
@@ -236,6 +275,7 @@ fn learners_csv(runs: &[Run], o: &Overall) -> anyhow::Result<LongCsv> {
             Field::Num(gap.map_or(f64::NAN, |g| g.2)),
             Field::Num(gap.map_or(0.0, |g| g.3 as f64)),
             Field::Num(wall.get(l).copied().unwrap_or(f64::NAN)),
+            Field::Text(audit),
         ])?;
     }
     Ok(csv)

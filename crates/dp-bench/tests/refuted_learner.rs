@@ -1,0 +1,96 @@
+//! An outside learner that declares Gaussian noise of multiplier 1000 and releases its exact
+//! least-squares θ (tests/workers/misbehave.py, mode `liar`): `dp-bench audit` refutes it
+//! (exit 1), since its fits are ordinary requests on the audit's two datasets and it cannot
+//! tell them from a benchmark run; and a leaderboard built from a run that includes it shows
+//! it refuted and does not rank it, while the learner beside it is ranked.
+
+mod common;
+
+use common::{assert_success, dp_bench, fields, repo_root, stderr, stdout};
+
+#[test]
+fn a_learner_that_lies_about_its_noise_is_refuted_and_not_ranked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    let worker = repo_root().join("crates/dp-bench/tests/workers/misbehave.py");
+    let liar = format!(
+        "[methods.liar]\nkind = \"external\"\ncommand = [\"python3\", \"{}\"]\n\
+         relation = \"add_remove\"\nhyperparameters = {{ mode = \"liar\" }}\n",
+        worker.display()
+    );
+    let audit = tmp.path().join("audit.toml");
+    std::fs::write(
+        &audit,
+        format!(
+            "seed = 7\ntrials = 200\nepsilons = [1.0]\ndelta = 1e-5\n\
+             [audit]\nconfidence = 0.95\nbase = \"zeros\"\n\
+             [dataset]\nname = \"synthetic-l\"\nsubsample = 200\n{liar}"
+        ),
+    )
+    .unwrap();
+    let out = results.join("liar-audit");
+    let o = dp_bench(&[
+        "audit",
+        audit.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("measured ε above the certified ε for liar at ε = 1"),
+        "{err}"
+    );
+
+    let bench = tmp.path().join("bench.toml");
+    std::fs::write(
+        &bench,
+        format!(
+            "paper = \"benchmark\"\nseed = 7\ntrials = 2\nepsilons = [1.0]\ndelta = 1e-5\n\
+             relation = \"replace_one\"\n\
+             [dataset]\nname = \"synthetic-l\"\nsubsample = 400\nvalidation_fraction = 0.2\n\
+             [methods.alg1]\nkind = \"alg1\"\nloss = \"logistic\"\n{liar}"
+        ),
+    )
+    .unwrap();
+    let run = results.join("bench");
+    let o = dp_bench(&[
+        bench.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_success(&o);
+    let figures = tmp.path().join("figures");
+    let o = dp_bench(&[
+        "figures",
+        "benchmark",
+        "--results",
+        results.to_str().unwrap(),
+        "--out",
+        figures.to_str().unwrap(),
+    ]);
+    assert_success(&o);
+    let board = std::fs::read_to_string(figures.join("leaderboard.csv")).unwrap();
+    let header = fields(board.lines().next().unwrap());
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<Vec<String>> = board.lines().skip(1).map(fields).collect();
+    let row = |who: &str| {
+        rows.iter()
+            .find(|r| r[col("learner")].contains(who))
+            .unwrap_or_else(|| panic!("no {who} in {board}\n{}", stdout(&o)))
+    };
+    let liar = row("misbehave");
+    assert_eq!(liar[col("role")], "refuted by audit (not ranked)", "{board}");
+    assert!(liar[col("audit")].starts_with("REFUTED: ε ≥ "), "{board}");
+    assert!(liar[col("rank")].parse::<f64>().is_ok_and(f64::is_nan), "{board}");
+    // What it certifies from its declaration is below the target: only the audit stops it.
+    let certified: f64 = liar[col("epsilon_certified")].parse().unwrap();
+    assert!(certified < 0.01, "{board}");
+    let alg1 = row("alg1");
+    assert_eq!(alg1[col("rank")], "1", "{board}");
+    assert_eq!(alg1[col("audit")], "not audited", "{board}");
+    let md = std::fs::read_to_string(figures.join("leaderboard.md")).unwrap();
+    assert!(md.contains("# Audits") && md.contains("REFUTED"), "{md}");
+}
