@@ -10,6 +10,9 @@ export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datase
 python3 scripts/check-layers.py
 # The benchmark configs are generated: they must match their generator.
 python3 scripts/gen-benchmark-configs.py --check
+# The leaderboard headline quoted by README.md and docs/benchmark.md is generated from the
+# committed leaderboard.csv: it must be current.
+python3 scripts/leaderboard-headline.py --check
 source scripts/lib/need-highs-deps.sh
 need_highs_deps
 # The external-learner tests run the Python workers of examples/python: install their
