@@ -78,3 +78,43 @@ struct Budgeted<'a, D: Serialize> {
     #[serde(skip_serializing_if = "Option::is_none")]
     accuracy: Option<f64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::config::Config;
+    use crate::methods::Prepared;
+
+    /// A fit that used the learner's whole time leaves none for certifying its declaration:
+    /// the cell fails with both times, while the same declaration within its time certifies.
+    #[test]
+    fn certification_counts_against_the_learners_time() {
+        let cfg = Config::parse(
+            "seed = 1\ntrials = 1\nepsilons = [1.0]\ndelta = 1e-5\n[dataset]\n\
+             name = \"synthetic-l\"\nsubsample = 200\n[methods.np]\nkind = \"np\"\n",
+            std::path::Path::new("budget-test.toml"),
+        )
+        .unwrap();
+        let prepared = Prepared::new(&cfg).unwrap();
+        let ctx = prepared.context().unwrap();
+        let event = Event::Gaussian {
+            noise_multiplier: 2.0,
+        };
+        let limit = Duration::from_secs(60);
+        let roomy = Clock {
+            spent: Duration::from_secs(1),
+            limit,
+        };
+        let eps = certify(&ctx, Neighbours::AddRemove, &event, roomy).unwrap();
+        assert!(eps > 0.0 && eps.is_finite(), "{eps}");
+        let spent = Clock {
+            spent: limit,
+            limit,
+        };
+        let e = certify(&ctx, Neighbours::AddRemove, &event, spent).unwrap_err();
+        assert!(
+            e.contains("timeout_seconds = 60") && e.contains("60.00 s"),
+            "{e}"
+        );
+    }
+}
