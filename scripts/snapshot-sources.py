@@ -4,10 +4,12 @@ snapshot, with the config, the commit of the binary that ran it and when (from e
 provenance.json), and the sha256 of every committed file (scripts/check-snapshots.sh fails on
 a file whose bytes differ from it, i.e. one edited by hand or refreshed without this script).
 
-Usage: scripts/snapshot-sources.py PAPER [--results DIR] [--drawn-by COMMIT]
+Usage: scripts/snapshot-sources.py PAPER [--results DIR] [--drawn-by COMMIT] [--redrawn]
   --results DIR      the results root holding PAPER/<run>/ (default: results)
   --drawn-by COMMIT  commit of the `dp-bench figures` binary that drew the files
                      (default: this checkout's HEAD, +dirty when it has uncommitted changes)
+  --redrawn          every file was drawn again (by --drawn-by) and found byte-identical:
+                     record that build and now, not the build that first drew it
 
 Runs are the PAPER lines of docs/figures/runs.txt. A run found under DIR gets a fresh row;
 one not found keeps its row from the existing SOURCES.md (or is marked "not recorded"). A file
@@ -97,9 +99,12 @@ def main(argv):
     paper, args = argv[0], argv[1:]
     results = os.path.join(REPO, "results")
     drawn_by = None
+    redrawn = False
     while args:
         flag = args.pop(0)
-        if flag in ("--results", "--drawn-by") and args:
+        if flag == "--redrawn":
+            redrawn = True
+        elif flag in ("--results", "--drawn-by") and args:
             value = args.pop(0)
             if flag == "--results":
                 results = os.path.abspath(value)
@@ -137,7 +142,7 @@ def main(argv):
             continue
         digest = sha256(path)
         old = old_files.get(name)
-        if old and old.get("sha256") == digest:
+        if old and old.get("sha256") == digest and not redrawn:
             files.append(old)
         else:
             files.append({"file": name, "sha256": digest, "drawn by": drawn_by,
