@@ -5,7 +5,9 @@
 fn main() -> std::process::ExitCode {
     dp_bench::experiment::provenance::set_build_commit(env!("DPBENCH_BUILD_COMMIT"));
     if let Err(e) = dp_bench::methods::external::end_workers_on_signals() {
-        eprintln!("warning: no handler of SIGINT/SIGTERM ({e}): a worker's children may outlive an interrupted run");
+        eprintln!(
+            "warning: no handler of SIGINT/SIGTERM ({e}): a worker's children may outlive an interrupted run"
+        );
     }
     dp_bench::cli::main_with(std::env::args_os().collect())
 }

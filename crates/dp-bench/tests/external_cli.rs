@@ -169,7 +169,10 @@ fn an_interrupted_run_takes_its_workers_children_with_it() {
         while alive(pid) && start.elapsed() < std::time::Duration::from_secs(5) {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        assert!(!alive(pid), "{name}: the worker's child {pid} outlived dp-bench");
+        assert!(
+            !alive(pid),
+            "{name}: the worker's child {pid} outlived dp-bench"
+        );
     }
 }
 

@@ -82,9 +82,16 @@ fn a_learner_that_lies_about_its_noise_is_refuted_and_not_ranked() {
             .unwrap_or_else(|| panic!("no {who} in {board}\n{}", stdout(&o)))
     };
     let liar = row("misbehave");
-    assert_eq!(liar[col("role")], "refuted by audit (not ranked)", "{board}");
+    assert_eq!(
+        liar[col("role")],
+        "refuted by audit (not ranked)",
+        "{board}"
+    );
     assert!(liar[col("audit")].starts_with("REFUTED: ε ≥ "), "{board}");
-    assert!(liar[col("rank")].parse::<f64>().is_ok_and(f64::is_nan), "{board}");
+    assert!(
+        liar[col("rank")].parse::<f64>().is_ok_and(f64::is_nan),
+        "{board}"
+    );
     // What it certifies from its declaration is below the target: only the audit stops it.
     let certified: f64 = liar[col("epsilon_certified")].parse().unwrap();
     assert!(certified < 0.01, "{board}");

@@ -19,6 +19,16 @@ pub(super) struct Clock {
     pub limit: Duration,
 }
 
+impl Clock {
+    /// A release whose fit took `spent`, of a learner with `timeout_seconds`.
+    pub(super) fn after(spent: Duration, timeout_seconds: f64) -> Clock {
+        Clock {
+            spent,
+            limit: Duration::from_secs_f64(timeout_seconds),
+        }
+    }
+}
+
 /// ε our accountants certify for one declared release (the runner certifies the cell's
 /// event the same way; this is for the decisions a cell makes on it), or why not: the event
 /// cannot be bounded, or its fit and certification together overran the learner's time.

@@ -358,10 +358,9 @@ fn failed(reason: String) -> CellOutcome {
 }
 
 impl External {
-    /// The arrays, written on the first cell (under the results folder, else the system's
+    /// This learner's own folder of arrays, written on its first cell:
+    /// `<results>/external/learner-<digest of its parameters>` (else under the system's
     /// temporary folder).
-    /// This learner's own folder of arrays: `<results>/external/learner-<digest of its
-    /// parameters>`.
     /// A worker that writes to the files it is sent changes only its own learner's copy
     /// (which the next fit writes again): a learner reading another's file while that one is
     /// changed in place would race, whatever is checked before the fit.
@@ -569,16 +568,16 @@ impl External {
             learner: (!fit.details.is_null()).then_some(fit.details),
         };
         let relation = self.cfg.relation.neighbours();
-        let clock = self.clock(fit.seconds);
-        outcome(ctx, relation, accuracy, fit.event, cell.epsilon, &details, clock)
-    }
-
-    /// The learner's time left for certifying a release whose fit took `spent`.
-    fn clock(&self, spent: Duration) -> Clock {
-        Clock {
-            spent,
-            limit: Duration::from_secs_f64(self.cfg.timeout_seconds),
-        }
+        let clock = Clock::after(fit.seconds, self.cfg.timeout_seconds);
+        outcome(
+            ctx,
+            relation,
+            accuracy,
+            fit.event,
+            cell.epsilon,
+            &details,
+            clock,
+        )
     }
 
     /// Counts a restart (the next cell starts a new worker) and returns the reason.

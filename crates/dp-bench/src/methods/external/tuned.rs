@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::npy::DataFiles;
-use super::{External, ExternalConfig, certify, outcome};
+use super::{Clock, External, ExternalConfig, certify, outcome};
 use crate::experiment::grid::Cell;
 use crate::experiment::once_map::OnceMap;
 use crate::methods::dpsgd::Tuning;
@@ -267,7 +267,7 @@ pub fn honest(
         plan.tuned.clone(),
         cell.epsilon,
         &details,
-        m.clock(Duration::ZERO),
+        Clock::after(Duration::ZERO, m.cfg.timeout_seconds),
     )
 }
 
@@ -289,7 +289,12 @@ pub fn dishonest(
     let relation = m.cfg.relation.neighbours();
     for (i, point) in m.points.iter().enumerate() {
         let fit = m.fit(ctx, files, point, target, run_seed(cell.seed, i))?;
-        let eps = certify(ctx, relation, &fit.event, m.clock(fit.seconds))?;
+        let eps = certify(
+            ctx,
+            relation,
+            &fit.event,
+            Clock::after(fit.seconds, m.cfg.timeout_seconds),
+        )?;
         if eps > cell.epsilon {
             over.push(label(&m.cfg.prior, point));
         } else {

@@ -99,16 +99,14 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
         let Some(first) = mine.first() else {
             continue;
         };
-        let drawn: Vec<&&Entry> = if matches!(
-            first.role,
-            Role::Reference | Role::Refused | Role::Refuted
-        ) {
-            mine.iter().filter(|e| e.mean.is_finite()).collect()
-        } else {
-            mine.iter()
-                .filter(|e| e.unranked_reason().is_none())
-                .collect()
-        };
+        let drawn: Vec<&&Entry> =
+            if matches!(first.role, Role::Reference | Role::Refused | Role::Refuted) {
+                mine.iter().filter(|e| e.mean.is_finite()).collect()
+            } else {
+                mine.iter()
+                    .filter(|e| e.unranked_reason().is_none())
+                    .collect()
+            };
         for e in &mine {
             let is_drawn = drawn.iter().any(|d| std::ptr::eq(**d, *e));
             data.push(vec![
@@ -184,10 +182,7 @@ pub fn write(out: &Path, run: &Run, order: &[String]) -> anyhow::Result<Vec<Path
                 "ranked (mean ± 95 % t); dashed: another relation, not ranked",
                 ranked,
             ),
-            panel(
-                &references_title(run),
-                references,
-            ),
+            panel(&references_title(run), references),
         ],
         columns: 2,
     };

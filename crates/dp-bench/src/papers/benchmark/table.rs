@@ -250,7 +250,13 @@ fn learners_csv(runs: &[Run], o: &Overall) -> anyhow::Result<LongCsv> {
         .flat_map(|r| &r.entries)
         .map(|e| {
             let audit = audit_words(e);
-            (e.learner.as_str(), e.base.as_str(), e.role, e.relation, audit)
+            (
+                e.learner.as_str(),
+                e.base.as_str(),
+                e.role,
+                e.relation,
+                audit,
+            )
         })
         .collect();
     learners.sort_by(|a, b| (a.2, a.0).cmp(&(b.2, b.0)));
