@@ -18,11 +18,14 @@
 //!   when the mechanism's trade-off curve is Gaussian.
 //! - Steinke, Nasr & Jagielski 2023: auditing with one training run and many canaries
 //!   ([`one_run`]).
+//! - The ceiling ([`ceiling`]): the best bound any statistic could reach from a mechanism's own
+//!   trade-off curve with the same runs, beside which a measured bound can be judged.
 //!
 //! The statistics stay valid only if the threshold, canaries and guess counts are fixed before
 //! looking at the runs they are evaluated on: choose them on disjoint runs (as
 //! [`threshold::split_threshold_audit`] does) or divide γ by the number of choices tried.
 
+pub mod ceiling;
 pub mod clopper_pearson;
 pub mod gdp;
 pub mod one_run;

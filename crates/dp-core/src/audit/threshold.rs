@@ -117,7 +117,7 @@ fn raw_bound(counts: Counts, delta: f64, gamma: f64) -> Result<f64> {
 }
 
 /// The §1 formula from the logits of α̂ and β̂, all in logs so that α̂ ≈ 1e-5 keeps its digits.
-fn bound_from_logits(x_alpha: f64, x_beta: f64, delta: f64) -> f64 {
+pub(crate) fn bound_from_logits(x_alpha: f64, x_beta: f64, delta: f64) -> f64 {
     let ln_delta = delta.ln();
     // ln(1 − δ − r) from the logit of r; None when 1 − r ≤ δ.
     let ln_numerator = |x: f64| {
@@ -213,7 +213,7 @@ pub fn split_threshold_audit(
 }
 
 /// How many thresholds the closed-form score shortlists for exact scoring.
-const SHORTLIST: usize = 16;
+pub(crate) const SHORTLIST: usize = 16;
 
 /// §1 audit with the test chosen on held-out runs (the `search_ct` split of Jagielski et al.'s
 /// code, `Split` in jax_privacy).
@@ -376,6 +376,12 @@ fn between(a: f64, b: f64, orientation: Orientation) -> f64 {
 /// The §1 bound with one-sided Wilson score upper bounds (z = Φ⁻¹(1 − γ/2)) instead of
 /// Clopper–Pearson: a closed-form stand-in that ranks candidate thresholds.
 fn wilson_bound(counts: Counts, delta: f64, z: f64) -> f64 {
+    let (x_alpha, x_beta) = wilson_logits(counts, z);
+    bound_from_logits(x_alpha, x_beta, delta)
+}
+
+/// Logits of the one-sided Wilson score upper bounds on α and β (z = Φ⁻¹(1 − γ/2)).
+pub(crate) fn wilson_logits(counts: Counts, z: f64) -> (f64, f64) {
     let logit = |k: u64, n: u64| {
         let n = n as f64;
         let phat = k as f64 / n;
@@ -385,10 +391,9 @@ fn wilson_bound(counts: Counts, delta: f64, z: f64) -> f64 {
         let down = ((1.0 - phat + 0.5 * z2n - half_width) / (1.0 + z2n)).max(0.0);
         up.ln() - down.ln()
     };
-    bound_from_logits(
+    (
         logit(counts.false_positives, counts.negatives),
         logit(counts.false_negatives, counts.positives),
-        delta,
     )
 }
 

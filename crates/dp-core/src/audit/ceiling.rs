@@ -1,0 +1,239 @@
+//! The ceiling of an audit: the largest bound a statistic could reach from a mechanism, given
+//! the runs and the confidence, if it were the best test there is (the likelihood-ratio test
+//! of the mechanism's own trade-off curve) and its error counts came out at their expected
+//! values.
+//!
+//! A measured bound far below the certified ε says little by itself: the certificate may be
+//! loose, or the statistic weak, or the runs too few to see the tail events that set ε at a
+//! small δ (audit.md §6: 10⁵ runs per side reach 2.59 of a Gaussian mechanism's ε = 4). The
+//! ceiling separates the three. Measured / ceiling near 1 says the statistic is as good as any;
+//! ceiling / certified says how much of the certificate N runs can show at all.
+//!
+//! The curve comes from the certificate (a PLD, the Gaussian's closed form, or an (ε, δ) pair),
+//! so the ceiling is what an audit of a mechanism exactly as private as its certificate could
+//! reach. Counts are the expected ones rounded to integers (audit.md §6 does the same; Monte
+//! Carlo medians agree within 0.07), at the best threshold for each possible count of the
+//! rarer error.
+
+use crate::accounting::pld::Pmf;
+use crate::audit::gdp::{epsilon_from_mu, mu_lower_bound, norm_quantile, norm_quantile_log};
+use crate::audit::threshold::{
+    Counts, SHORTLIST, bound_from_logits, epsilon_lower_bound, wilson_logits,
+};
+use crate::audit::{check_audit_delta, check_gamma, ln_logistic};
+use crate::error::{DpError, Result, check_positive, ensure};
+use crate::special::norm_cdf;
+
+/// A mechanism's trade-off curve β = f(α): the least false-negative rate (runs on D′ taken for
+/// D) any test reaches at false-positive rate α (runs on D taken for D′).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tradeoff {
+    /// μ-GDP: f(α) = Φ(Φ⁻¹(1 − α) − μ), the Gaussian mechanism with Δ/σ = μ.
+    Gaussian {
+        /// Δ/σ.
+        mu: f64,
+    },
+    /// (ε, δ)-DP: f(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)), the weakest curve an
+    /// (ε, δ) certificate allows.
+    EpsilonDelta {
+        /// ε of the certificate.
+        epsilon: f64,
+        /// δ of the certificate.
+        delta: f64,
+    },
+    /// The error pairs of the likelihood-ratio tests of a discretised PLD, α ascending and β
+    /// descending; between them the randomised tests (linear interpolation).
+    Points(Vec<(f64, f64)>),
+}
+
+/// Which statistic turns error counts into a bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statistic {
+    /// Clopper–Pearson threshold test (audit.md §1), valid for every mechanism.
+    Threshold,
+    /// Nasr et al. 2023's Gaussian-DP estimate (audit.md §5), valid for Gaussian curves only.
+    Gdp,
+}
+
+impl Tradeoff {
+    /// The curve of a PLD read as a pair (P, Q): P is the distribution on D′, Q on D. Each
+    /// threshold j on the loss gives the test "guess D′ iff L ≥ ω_j", with α = Σ_{i≥j} p_i
+    /// e^{−ω_i} (Q's mass there) and β = Σ_{i<j} p_i (P's mass below).
+    pub fn from_pmf(pmf: &Pmf) -> Self {
+        let p = pmf.probs();
+        let n = p.len();
+        // β prefix sums from the bottom, α suffix sums from the top: each is a sum of
+        // non-negative terms, accurate in its own tail.
+        let mut beta = vec![0.0; n + 1];
+        for i in 0..n {
+            beta[i + 1] = beta[i] + p[i];
+        }
+        let mut alpha = vec![0.0; n + 1];
+        for i in (0..n).rev() {
+            alpha[i] = alpha[i + 1] + p[i] * (-pmf.loss(i)).exp();
+        }
+        // Q-mass where P has none is never taken for D′; the test guessing D′ always has
+        // α = Q's total on the grid plus that mass, i.e. at most 1.
+        let mut points: Vec<(f64, f64)> = (0..=n)
+            .rev()
+            .map(|j| (alpha[j].min(1.0), beta[j].min(1.0)))
+            .collect();
+        points.push((1.0, 0.0));
+        points.dedup();
+        Tradeoff::Points(points)
+    }
+
+    /// The least β at false-positive rate `alpha` ∈ [0, 1].
+    pub fn beta(&self, alpha: f64) -> f64 {
+        let alpha = alpha.clamp(0.0, 1.0);
+        match self {
+            Tradeoff::Gaussian { mu } => {
+                // Φ(Φ⁻¹(1 − α) − μ); the quantile of 1 − α at α → 0 is taken from the lower
+                // tail by symmetry so that tiny α keep their digits.
+                match norm_quantile(alpha) {
+                    Ok(q) => norm_cdf(-q - mu),
+                    Err(_) => 1.0,
+                }
+            }
+            Tradeoff::EpsilonDelta { epsilon, delta } => {
+                let a = 1.0 - delta - epsilon.exp() * alpha;
+                let b = (-epsilon).exp() * (1.0 - delta - alpha);
+                a.max(b).max(0.0)
+            }
+            Tradeoff::Points(points) => {
+                // First point with α ≥ alpha, then the chord from its predecessor.
+                let i = points.partition_point(|&(a, _)| a < alpha);
+                if i == 0 {
+                    return points[0].1;
+                }
+                if i == points.len() {
+                    return points[points.len() - 1].1;
+                }
+                let ((a0, b0), (a1, b1)) = (points[i - 1], points[i]);
+                if a1 <= a0 {
+                    return b1;
+                }
+                b0 + (b1 - b0) * (alpha - a0) / (a1 - a0)
+            }
+        }
+    }
+
+    /// The curve with the roles of D and D′ swapped: α and β exchanged (f⁻¹). The ceiling
+    /// takes both, since an audit may make either error the rare one.
+    fn swapped(&self) -> Self {
+        match self {
+            // Gaussian and (ε, δ) curves are symmetric.
+            Tradeoff::Gaussian { .. } | Tradeoff::EpsilonDelta { .. } => self.clone(),
+            Tradeoff::Points(points) => {
+                let mut p: Vec<(f64, f64)> = points.iter().map(|&(a, b)| (b, a)).collect();
+                p.reverse();
+                Tradeoff::Points(p)
+            }
+        }
+    }
+
+    fn validate(&self) -> Result<()> {
+        match self {
+            Tradeoff::Gaussian { mu } => ensure(
+                mu.is_finite() && *mu >= 0.0,
+                "mu",
+                *mu,
+                "must be >= 0 and finite",
+            ),
+            Tradeoff::EpsilonDelta { epsilon, delta } => {
+                ensure(*epsilon >= 0.0, "epsilon", *epsilon, "must be >= 0")?;
+                check_audit_delta(*delta)
+            }
+            Tradeoff::Points(p) if p.is_empty() => {
+                Err(DpError::Invalid("a trade-off curve needs points".into()))
+            }
+            Tradeoff::Points(_) => Ok(()),
+        }
+    }
+}
+
+/// The rarer error's counts the ceiling tries: every count up to 256, then 5 % apart up to
+/// `n`. The bound moves by far less than 5 % between neighbouring large counts.
+fn candidate_counts(n: u64) -> Vec<u64> {
+    let mut out: Vec<u64> = (0..=n.min(256)).collect();
+    let mut k = 256.0f64;
+    while (k as u64) < n {
+        k *= 1.05;
+        out.push((k as u64).min(n));
+    }
+    out.dedup();
+    out
+}
+
+/// The ceiling of `statistic` on `curve`: the largest bound at `delta` (confidence 1 − γ,
+/// γ/2 per rate as the audits split it) from error counts at their expected values over
+/// `negatives` runs on D and `positives` runs on D′, the test being the best one for each
+/// count of false positives (and, with the roles swapped, of false negatives).
+///
+/// For [`Statistic::Gdp`] the number is meaningful only where the curve is Gaussian, as the
+/// estimate itself is.
+pub fn ceiling(
+    curve: &Tradeoff,
+    statistic: Statistic,
+    negatives: u64,
+    positives: u64,
+    delta: f64,
+    gamma: f64,
+) -> Result<f64> {
+    curve.validate()?;
+    check_audit_delta(delta)?;
+    check_gamma(gamma)?;
+    check_positive("negatives", negatives as f64)?;
+    check_positive("positives", positives as f64)?;
+    let exact = |counts: Counts| -> Result<f64> {
+        match statistic {
+            Statistic::Threshold => epsilon_lower_bound(counts, delta, gamma),
+            Statistic::Gdp => epsilon_from_mu(mu_lower_bound(counts, gamma)?, delta),
+        }
+    };
+    // Exact Clopper–Pearson bounds cost O(count) each; rank the candidates by the Wilson
+    // stand-in (closed form, as the threshold audits rank theirs) and compute the best few.
+    let z = -norm_quantile_log((0.5 * gamma).ln())?;
+    let rank = |counts: Counts| -> Result<f64> {
+        let (x_alpha, x_beta) = wilson_logits(counts, z);
+        Ok(match statistic {
+            Statistic::Threshold => bound_from_logits(x_alpha, x_beta, delta),
+            Statistic::Gdp => {
+                -norm_quantile_log(ln_logistic(x_alpha))? - norm_quantile_log(ln_logistic(x_beta))?
+            }
+        })
+    };
+    let mut candidates: Vec<(f64, Counts)> = Vec::new();
+    for (curve, n_rare, n_other, swapped) in [
+        (curve.clone(), negatives, positives, false),
+        (curve.swapped(), positives, negatives, true),
+    ] {
+        for k in candidate_counts(n_rare) {
+            // The largest rate that still rounds to k errors, so that the other error is least.
+            let rate = if k == n_rare {
+                1.0
+            } else {
+                ((k as f64 + 0.5) / n_rare as f64) * (1.0 - 1e-12)
+            };
+            let other = ((curve.beta(rate) * n_other as f64).round() as u64).min(n_other);
+            let (fp, fn_) = if swapped { (other, k) } else { (k, other) };
+            let counts = Counts {
+                false_positives: fp,
+                negatives,
+                false_negatives: fn_,
+                positives,
+            };
+            candidates.push((rank(counts)?, counts));
+        }
+    }
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut best = 0.0f64;
+    for &(_, counts) in candidates.iter().take(SHORTLIST) {
+        best = best.max(exact(counts)?);
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+#[path = "ceiling_tests.rs"]
+mod tests;

@@ -1,0 +1,120 @@
+//! Tests of the ceiling: audit.md §6's Gaussian table and §5's GDP row, the PLD curve against
+//! the closed form, and the orderings a ceiling must keep (below the certificate, rising with
+//! the runs, the (ε, δ) curve above a mechanism's own).
+
+use super::*;
+use crate::accounting::pld::{Pld, PldConfig};
+
+const GAMMA: f64 = 0.05;
+const DELTA: f64 = 1e-5;
+
+/// audit.md §6: analytic-Gaussian σ at δ = 1e-5 for ε = 1, 2, 4, 8, and the threshold test's
+/// bound at the best threshold with expected counts for N = 10³, 10⁴, 10⁵ per side.
+const SECTION_6: [(f64, f64, [f64; 3]); 4] = [
+    (1.0, 3.7306, [0.13, 0.38, 0.60]),
+    (2.0, 1.9938, [0.50, 0.93, 1.29]),
+    (4.0, 1.0812, [1.30, 2.00, 2.59]),
+    (8.0, 0.6002, [2.70, 3.78, 4.72]),
+];
+const RUNS: [u64; 3] = [1_000, 10_000, 100_000];
+
+#[test]
+fn gaussian_threshold_ceiling_is_the_reference_table() {
+    for (epsilon, sigma, want) in SECTION_6 {
+        let curve = Tradeoff::Gaussian { mu: 1.0 / sigma };
+        for (n, want) in RUNS.into_iter().zip(want) {
+            let got = ceiling(&curve, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+            // The table is printed to two decimals.
+            assert!(
+                (got - want).abs() <= 0.006,
+                "ε = {epsilon}, N = {n}: ceiling {got:.4}, audit.md §6 {want}"
+            );
+            assert!(got < epsilon, "a ceiling above the true ε: {got} at ε = {epsilon}");
+        }
+    }
+}
+
+#[test]
+fn gaussian_gdp_ceiling_is_the_reference_row() {
+    // audit.md §5: at ε_true = 2 the GDP estimate gives 1.32 / 1.78 / 1.93.
+    let curve = Tradeoff::Gaussian { mu: 1.0 / 1.9938 };
+    for (n, want) in RUNS.into_iter().zip([1.32, 1.78, 1.93]) {
+        let got = ceiling(&curve, Statistic::Gdp, n, n, DELTA, GAMMA).unwrap();
+        assert!((got - want).abs() <= 0.006, "N = {n}: {got:.4} vs {want}");
+        assert!(got < 2.0);
+    }
+}
+
+#[test]
+fn the_pld_curve_gives_the_closed_forms_ceiling() {
+    for (epsilon, sigma, _) in SECTION_6 {
+        let pld = Pld::gaussian(sigma, 1.0, &PldConfig::default()).unwrap();
+        let from_pld = Tradeoff::from_pmf(pld.remove());
+        let closed = Tradeoff::Gaussian { mu: 1.0 / sigma };
+        for n in RUNS {
+            let a = ceiling(&from_pld, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+            let b = ceiling(&closed, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+            // The pessimistic discretisation may only help the attacker, and by little.
+            assert!(
+                a >= b - 1e-3 && a <= b + 0.02,
+                "ε = {epsilon}, N = {n}: PLD {a:.4}, closed form {b:.4}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_pld_curve_is_a_trade_off_function() {
+    let pld = Pld::subsampled_gaussian(0.01, 1.0, &PldConfig::default())
+        .unwrap()
+        .self_compose(100)
+        .unwrap();
+    for pmf in [pld.remove(), pld.add()] {
+        let Tradeoff::Points(p) = Tradeoff::from_pmf(pmf) else {
+            unreachable!()
+        };
+        assert_eq!(p[0].0, 0.0);
+        assert_eq!(*p.last().unwrap(), (1.0, 0.0));
+        assert!(p.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 >= w[1].1));
+        // Below the diagonal: a test no better than a coin is on it.
+        assert!(p.iter().all(|&(a, b)| a + b <= 1.0 + 1e-9));
+    }
+}
+
+#[test]
+fn ceiling_rises_with_the_runs_and_stays_below_the_certificate() {
+    let certified = 4.0;
+    let weakest = Tradeoff::EpsilonDelta {
+        epsilon: certified,
+        delta: DELTA,
+    };
+    let gaussian = Tradeoff::Gaussian { mu: 1.0 / 1.0812 };
+    let mut last = 0.0;
+    for n in [100u64, 1_000, 10_000, 100_000, 1_000_000] {
+        let c = ceiling(&weakest, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+        let g = ceiling(&gaussian, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+        assert!(c >= last - 1e-9, "N = {n}: {c} below {last}");
+        assert!(c < certified, "N = {n}: {c}");
+        // Every (ε, δ)-DP mechanism's curve lies above the (ε, δ) curve, so its ceiling is
+        // at most that curve's.
+        assert!(g <= c + 1e-9, "N = {n}: Gaussian {g} above the (ε, δ) curve's {c}");
+        last = c;
+    }
+    // With a million runs the weakest (ε, δ) curve shows most of its ε: its kink is at
+    // α = (1 − δ)/(1 + e^ε), a common event.
+    assert!(last > 0.9 * certified, "{last}");
+}
+
+#[test]
+fn no_runs_or_no_privacy_are_refused_or_zero() {
+    let g = Tradeoff::Gaussian { mu: 1.0 };
+    assert!(ceiling(&g, Statistic::Threshold, 0, 10, DELTA, GAMMA).is_err());
+    assert!(ceiling(&g, Statistic::Threshold, 10, 10, DELTA, 0.0).is_err());
+    assert!(ceiling(&Tradeoff::Gaussian { mu: f64::NAN }, Statistic::Threshold, 10, 10, DELTA, GAMMA).is_err());
+    // μ = 0: D and D′ give the same output, no test beats a coin.
+    let none = Tradeoff::Gaussian { mu: 0.0 };
+    assert_eq!(
+        ceiling(&none, Statistic::Threshold, 10_000, 10_000, DELTA, GAMMA).unwrap(),
+        0.0
+    );
+}
