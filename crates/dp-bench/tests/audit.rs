@@ -124,6 +124,12 @@ fn halved_noise_is_caught_and_the_honest_mechanism_passes() {
         "the audit has no power: {honest:?}"
     );
     assert_eq!(Verdict::of(halved), Verdict::Violation, "{halved:?}");
+    // The ceiling: a Gaussian certified at ε = 2 with 30,000 evaluation runs per side sits
+    // between audit.md §6's 10⁴ and 10⁵ columns (0.93, 1.29). A threshold on the sum is the
+    // likelihood-ratio test of a Gaussian shift, so the honest audit reaches most of it.
+    let ceiling = honest.epsilon_ceiling.expect("a certified audit has a ceiling");
+    assert!(ceiling > 0.93 && ceiling < 1.29, "{honest:?}");
+    assert!(honest.epsilon_lower > 0.8 * ceiling, "{honest:?}");
 }
 
 #[test]
@@ -152,11 +158,12 @@ fn the_fast_learners_never_measure_above_their_certificates() {
 fn show(out: &[dp_bench::audit::Outcome]) {
     for o in out {
         eprintln!(
-            "{} ε={} cert={} lb={} gdp={:?} fail={:?} t={:?} one={:?}",
+            "{} ε={} cert={} lb={} ceiling={:?} gdp={:?} fail={:?} t={:?} one={:?}",
             o.method,
             o.epsilon_target,
             o.epsilon_certified,
             o.epsilon_lower,
+            o.epsilon_ceiling,
             o.epsilon_gdp,
             o.failures,
             o.test,

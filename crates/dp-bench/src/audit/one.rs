@@ -60,6 +60,13 @@ pub struct Outcome {
     /// mechanism's trade-off curve is Gaussian (Gaussian noise on a fixed-sensitivity
     /// release); shown beside the bound, never used for a verdict.
     pub epsilon_gdp: Option<f64>,
+    /// The ceiling of the threshold test ([`dp_core::audit::ceiling`]): the largest bound it
+    /// could reach on the evaluation runs at this confidence if it were the likelihood-ratio
+    /// test of the certificate's own trade-off curve (the event's PLD joined with the
+    /// certified (ε, δ)); `None` where nothing is certified, for one-run audits, and in
+    /// outcomes stored before it was recorded.
+    #[serde(default)]
+    pub epsilon_ceiling: Option<f64>,
     /// Runs that released nothing (scored 0), on D and on D′.
     pub failures: [u64; 2],
     /// The canary's feature.
@@ -255,6 +262,43 @@ pub fn threshold_test(
     )?)
 }
 
+/// The threshold test's ceiling for an audit of `event` certified at `certified` over the
+/// runs of `counts` ([`Outcome::epsilon_ceiling`]). A replace-one pair against an add/remove
+/// certificate (`group`) is bounded by the group-of-two (ε, δ) alone: the event's PLD is an
+/// add/remove one.
+pub(super) fn ceiling(
+    event: &Event,
+    certified: f64,
+    group: bool,
+    counts: dp_core::audit::Counts,
+    delta: f64,
+    gamma: f64,
+) -> anyhow::Result<Option<f64>> {
+    use dp_core::audit::ceiling::{Statistic, ceiling_of, certificate_curves};
+    if !certified.is_finite() {
+        return Ok(None);
+    }
+    // Events the PLD accountant does not take (pure-DP releases, sampling without
+    // replacement) keep the certificate's (ε, δ) curve alone: a higher, still valid ceiling.
+    let pld = if group {
+        None
+    } else {
+        dp_core::accounting::PldAccountant::new()
+            .pld(event)
+            .ok()
+            .flatten()
+    };
+    let curves = certificate_curves(pld.as_ref(), certified, delta);
+    Ok(Some(ceiling_of(
+        &curves,
+        Statistic::Threshold,
+        counts.negatives,
+        counts.positives,
+        delta,
+        gamma,
+    )?))
+}
+
 /// Runs the audit of `spec` (named `name`) at `epsilon` on `base` rows; `gammas` are the
 /// bound's γ and the γ at which the threshold is chosen ([`threshold_test`]).
 #[allow(clippy::too_many_arguments)]
@@ -328,6 +372,7 @@ pub fn audit(
     let (scores_d, scores_p) = (scores(&on_d), scores(&on_p));
     let test = threshold_test(&scores_d, &scores_p, cfg.delta, gamma, selection_gamma)?;
     let epsilon_gdp = dp_core::audit::gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
+    let epsilon_ceiling = ceiling(&audited.event, certified, group, test.counts, cfg.delta, gamma)?;
     let outcome = Outcome {
         method: name.to_string(),
         kind: spec.kind.to_string(),
@@ -355,6 +400,7 @@ pub fn audit(
         }),
         one_run: None,
         epsilon_gdp: Some(epsilon_gdp),
+        epsilon_ceiling,
         failures: [fails(&on_d), fails(&on_p)],
         feature: pair.feature,
         seconds,
@@ -395,7 +441,7 @@ mod tests {
         );
         let new: Vec<ThresholdAudit> = confidences
             .iter()
-            .map(|&c| threshold_test(&d, &p, 1e-5, 1.0 - c, 1.0 - 0.95).unwrap())
+            .map(|&c| threshold_test(&d, &p, 1e-5, 1.0 - c, 0.05).unwrap())
             .collect();
         let bounds: Vec<f64> = new.iter().map(|t| t.epsilon_lb).collect();
         assert!(

@@ -135,6 +135,7 @@ pub fn audit(
             correct: v,
         }),
         epsilon_gdp: None,
+        epsilon_ceiling: None,
         failures: [failed, 0],
         feature: d,
         seconds,

@@ -54,6 +54,7 @@ pub const COLUMNS: &[&str] = &[
     "epsilon_certified",
     "epsilon_lower",
     "epsilon_gdp_estimate",
+    "epsilon_ceiling",
     "delta",
     "confidence",
     "runs_per_side",
@@ -84,6 +85,7 @@ pub fn fields(o: &Outcome) -> Vec<Field> {
         Field::Num(o.epsilon_certified),
         Field::Num(o.epsilon_lower),
         Field::Num(o.epsilon_gdp.unwrap_or(f64::NAN)),
+        Field::Num(o.epsilon_ceiling.unwrap_or(f64::NAN)),
         Field::Num(o.delta),
         Field::Num(o.confidence),
         Field::Num(o.runs_per_side as f64),
@@ -104,8 +106,8 @@ pub fn fields(o: &Outcome) -> Vec<Field> {
 pub fn md_header(first: Option<&str>) -> String {
     let (head, rule) = first.map_or((String::new(), ""), |f| (format!("| {f} "), "|---"));
     format!(
-        "{head}| method | calibration | pair | target ε | certified ε | measured ε ≥ | GDP estimate | runs/side | verdict |\n\
-         {rule}|---|---|---|---:|---:|---:|---:|---:|---|\n"
+        "{head}| method | calibration | pair | target ε | certified ε | measured ε ≥ | ceiling | GDP estimate | runs/side | verdict |\n\
+         {rule}|---|---|---|---:|---:|---:|---:|---:|---:|---|\n"
     )
 }
 
@@ -113,13 +115,14 @@ pub fn md_header(first: Option<&str>) -> String {
 pub fn md_row(o: &Outcome, first: Option<&str>) -> String {
     let head = first.map_or(String::new(), |f| format!("| {} ", md_cell(f)));
     format!(
-        "{head}| {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} |\n",
+        "{head}| {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} | {} |\n",
         md_cell(&o.method),
         o.calibration,
         o.neighbours.replace('_', "-"),
         o.epsilon_target,
         fmt_eps(o.epsilon_certified),
         o.epsilon_lower,
+        o.epsilon_ceiling.map_or("–".into(), |c| format!("{c:.2}")),
         o.epsilon_gdp.map_or("–".into(), |g| format!("{g:.2}")),
         o.runs_per_side,
         Verdict::of(o).words()
@@ -130,7 +133,12 @@ pub fn md_row(o: &Outcome, first: Option<&str>) -> String {
 pub const MD_NOTE: &str = "\nMeasured ε: a lower bound holding with the config's \
     `audit.confidence` for all rows of a config together: the threshold test with \
     Clopper–Pearson bounds (threshold chosen on the first half of each side's runs, bound \
-    computed on the second), or the one-run audit (runs/side 1). GDP estimate: Nasr et al. \
+    computed on the second), or the one-run audit (runs/side 1). Ceiling: the most the \
+    threshold test could measure on the same runs at the same confidence, were its statistic \
+    the likelihood-ratio test of the certificate's own trade-off curve (the event's privacy-loss \
+    distribution joined with the certified (ε, δ); expected error counts): measured far below \
+    the ceiling means a weak statistic, a ceiling far below the certificate means too few runs \
+    to see the tail events that set ε at this δ. GDP estimate: Nasr et al. \
     2023, a bound only for mechanisms with a Gaussian trade-off curve; never used for a \
     verdict. Certified ε: this project's accountants, for the pair's relation (group of two \
     where a replace-one pair meets an add/remove certificate).\n";

@@ -65,6 +65,19 @@ impl PldAccountant {
         self.pld.as_ref().map_or(Ok(0.0), |p| p.epsilon(delta))
     }
 
+    /// The discretised PLD of `event` alone (`None` for an event that releases nothing), for
+    /// reading its trade-off curve ([`crate::audit::ceiling`]); an error for an event this
+    /// accountant does not support or one containing a non-private release.
+    pub fn pld(&self, event: &Event) -> Result<Option<Pld>> {
+        self.supports(event)?;
+        if Self::contains_non_private(event) {
+            return Err(DpError::Invalid(
+                "a non-private release has no privacy-loss distribution".into(),
+            ));
+        }
+        self.pld_of(event)
+    }
+
     /// PLD of one event; `None` for an event that releases nothing.
     fn pld_of(&self, event: &Event) -> Result<Option<Pld>> {
         let cfg = &self.config;

@@ -15,7 +15,7 @@
 //! Carlo medians agree within 0.07), at the best threshold for each possible count of the
 //! rarer error.
 
-use crate::accounting::pld::Pmf;
+use crate::accounting::pld::{Pld, Pmf};
 use crate::audit::gdp::{epsilon_from_mu, mu_lower_bound, norm_quantile, norm_quantile_log};
 use crate::audit::threshold::{
     Counts, SHORTLIST, bound_from_logits, epsilon_lower_bound, wilson_logits,
@@ -41,6 +41,9 @@ pub enum Tradeoff {
         /// δ of the certificate.
         delta: f64,
     },
+    /// The pointwise largest β of several curves a mechanism is known to lie above (its PLD
+    /// and the (ε, δ) pair its certificate states, for instance): a trade-off curve too.
+    Upper(Vec<Tradeoff>),
     /// The error pairs of the likelihood-ratio tests of a discretised PLD, α ascending and β
     /// descending; between them the randomised tests (linear interpolation).
     Points(Vec<(f64, f64)>),
@@ -100,6 +103,7 @@ impl Tradeoff {
                 let b = (-epsilon).exp() * (1.0 - delta - alpha);
                 a.max(b).max(0.0)
             }
+            Tradeoff::Upper(curves) => curves.iter().map(|c| c.beta(alpha)).fold(0.0, f64::max),
             Tradeoff::Points(points) => {
                 // First point with α ≥ alpha, then the chord from its predecessor.
                 let i = points.partition_point(|&(a, _)| a < alpha);
@@ -124,6 +128,7 @@ impl Tradeoff {
         match self {
             // Gaussian and (ε, δ) curves are symmetric.
             Tradeoff::Gaussian { .. } | Tradeoff::EpsilonDelta { .. } => self.clone(),
+            Tradeoff::Upper(curves) => Tradeoff::Upper(curves.iter().map(Self::swapped).collect()),
             Tradeoff::Points(points) => {
                 let mut p: Vec<(f64, f64)> = points.iter().map(|&(a, b)| (b, a)).collect();
                 p.reverse();
@@ -144,6 +149,10 @@ impl Tradeoff {
                 ensure(*epsilon >= 0.0, "epsilon", *epsilon, "must be >= 0")?;
                 check_audit_delta(*delta)
             }
+            Tradeoff::Upper(curves) if curves.is_empty() => {
+                Err(DpError::Invalid("an upper envelope needs curves".into()))
+            }
+            Tradeoff::Upper(curves) => curves.iter().try_for_each(Self::validate),
             Tradeoff::Points(p) if p.is_empty() => {
                 Err(DpError::Invalid("a trade-off curve needs points".into()))
             }
@@ -232,6 +241,40 @@ pub fn ceiling(
         best = best.max(exact(counts)?);
     }
     Ok(best)
+}
+
+/// The curves an audited mechanism is known to lie above, from its certificate: for each
+/// direction of its PLD (when `pld` is given) that curve joined with the (ε, δ) curve of the
+/// certified ε at the audit's δ; the (ε, δ) curve alone without a PLD.
+pub fn certificate_curves(pld: Option<&Pld>, epsilon: f64, delta: f64) -> Vec<Tradeoff> {
+    let stated = Tradeoff::EpsilonDelta { epsilon, delta };
+    match pld {
+        None => vec![stated],
+        Some(pld) => {
+            let mut pmfs = vec![pld.remove()];
+            if !pld.is_symmetric() {
+                pmfs.push(pld.add());
+            }
+            pmfs.into_iter()
+                .map(|pmf| Tradeoff::Upper(vec![Tradeoff::from_pmf(pmf), stated.clone()]))
+                .collect()
+        }
+    }
+}
+
+/// [`ceiling`] over several curves (the largest): the ceiling of a mechanism whose pair may
+/// run in either direction of its PLD. 0 for no curves (a release that releases nothing).
+pub fn ceiling_of(
+    curves: &[Tradeoff],
+    statistic: Statistic,
+    negatives: u64,
+    positives: u64,
+    delta: f64,
+    gamma: f64,
+) -> Result<f64> {
+    curves.iter().try_fold(0.0f64, |best, c| {
+        Ok(best.max(ceiling(c, statistic, negatives, positives, delta, gamma)?))
+    })
 }
 
 #[cfg(test)]

@@ -118,3 +118,21 @@ fn no_runs_or_no_privacy_are_refused_or_zero() {
         0.0
     );
 }
+
+#[test]
+fn a_certificates_curves_bound_the_gaussians_ceiling() {
+    // σ = 1.0812 is certified at ε = 4, δ = 1e-5: its PLD joined with the (4, 1e-5) curve
+    // gives the closed form's ceiling, and the (4, 1e-5) curve alone a higher one.
+    let pld = Pld::gaussian(1.0812, 1.0, &PldConfig::default()).unwrap();
+    let joined = certificate_curves(Some(&pld), 4.0, DELTA);
+    assert_eq!(joined.len(), 1, "the Gaussian PLD is symmetric");
+    let stated = certificate_curves(None, 4.0, DELTA);
+    let n = 25_000;
+    let a = ceiling_of(&joined, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+    let b = ceiling_of(&stated, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+    let g = ceiling(&Tradeoff::Gaussian { mu: 1.0 / 1.0812 }, Statistic::Threshold, n, n, DELTA, GAMMA)
+        .unwrap();
+    assert!((a - g).abs() < 0.02, "{a} vs {g}");
+    assert!(b > a + 0.5, "{b} vs {a}");
+    assert_eq!(ceiling_of(&[], Statistic::Threshold, n, n, DELTA, GAMMA).unwrap(), 0.0);
+}
