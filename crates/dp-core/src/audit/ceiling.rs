@@ -17,10 +17,9 @@
 
 use crate::accounting::pld::{Pld, Pmf};
 use crate::audit::gdp::{epsilon_from_mu, mu_lower_bound, norm_quantile, norm_quantile_log};
-use crate::audit::threshold::{
-    Counts, SHORTLIST, bound_from_logits, epsilon_lower_bound, wilson_logits,
-};
-use crate::audit::{check_audit_delta, check_gamma, ln_logistic};
+pub use crate::audit::threshold::Statistic;
+use crate::audit::threshold::{Counts, SHORTLIST, epsilon_lower_bound};
+use crate::audit::{check_audit_delta, check_gamma};
 use crate::error::{DpError, Result, check_positive, ensure};
 use crate::special::norm_cdf;
 
@@ -47,15 +46,6 @@ pub enum Tradeoff {
     /// The error pairs of the likelihood-ratio tests of a discretised PLD, α ascending and β
     /// descending; between them the randomised tests (linear interpolation).
     Points(Vec<(f64, f64)>),
-}
-
-/// Which statistic turns error counts into a bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Statistic {
-    /// Clopper–Pearson threshold test (audit.md §1), valid for every mechanism.
-    Threshold,
-    /// Nasr et al. 2023's Gaussian-DP estimate (audit.md §5), valid for Gaussian curves only.
-    Gdp,
 }
 
 impl Tradeoff {
@@ -201,17 +191,8 @@ pub fn ceiling(
         }
     };
     // Exact Clopper–Pearson bounds cost O(count) each; rank the candidates by the Wilson
-    // stand-in (closed form, as the threshold audits rank theirs) and compute the best few.
+    // stand-in (closed form, as the split audits rank theirs) and compute the best few.
     let z = -norm_quantile_log((0.5 * gamma).ln())?;
-    let rank = |counts: Counts| -> Result<f64> {
-        let (x_alpha, x_beta) = wilson_logits(counts, z);
-        Ok(match statistic {
-            Statistic::Threshold => bound_from_logits(x_alpha, x_beta, delta),
-            Statistic::Gdp => {
-                -norm_quantile_log(ln_logistic(x_alpha))? - norm_quantile_log(ln_logistic(x_beta))?
-            }
-        })
-    };
     let mut candidates: Vec<(f64, Counts)> = Vec::new();
     for (curve, n_rare, n_other, swapped) in [
         (curve.clone(), negatives, positives, false),
@@ -232,7 +213,7 @@ pub fn ceiling(
                 false_negatives: fn_,
                 positives,
             };
-            candidates.push((rank(counts)?, counts));
+            candidates.push((statistic.wilson_rank(counts, delta, z)?, counts));
         }
     }
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0));

@@ -30,6 +30,7 @@ pub mod clopper_pearson;
 pub mod gdp;
 pub mod one_run;
 pub mod threshold;
+pub mod white_box;
 
 pub use threshold::{Counts, Orientation, ThresholdAudit};
 

@@ -78,6 +78,42 @@ impl Orientation {
     }
 }
 
+/// Which statistic turns a test's error counts into a bound (and so which test a split audit
+/// prefers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// The Clopper–Pearson threshold bound (audit.md §1, [`epsilon_lower_bound`]), valid for
+    /// every mechanism.
+    Threshold,
+    /// Nasr et al. 2023's Gaussian-DP estimate (audit.md §5, [`crate::audit::gdp`]), a bound
+    /// only where the mechanism's trade-off curve is Gaussian. It is largest at central
+    /// thresholds, where the threshold bound is not.
+    Gdp,
+}
+
+impl Statistic {
+    /// The statistic's exact ranking value for counts: the unfloored threshold bound, or μ_lb.
+    pub(crate) fn exact_rank(self, counts: Counts, delta: f64, gamma: f64) -> Result<f64> {
+        match self {
+            Statistic::Threshold => raw_bound(counts, delta, gamma),
+            Statistic::Gdp => crate::audit::gdp::mu_lower_bound(counts, gamma),
+        }
+    }
+
+    /// The closed-form stand-in of [`Statistic::exact_rank`] with Wilson score bounds
+    /// (z = Φ⁻¹(1 − γ/2)), to shortlist candidates.
+    pub(crate) fn wilson_rank(self, counts: Counts, delta: f64, z: f64) -> Result<f64> {
+        let (x_alpha, x_beta) = wilson_logits(counts, z);
+        Ok(match self {
+            Statistic::Threshold => bound_from_logits(x_alpha, x_beta, delta),
+            Statistic::Gdp => {
+                -norm_quantile_log(ln_logistic(x_alpha))? - norm_quantile_log(ln_logistic(x_beta))?
+            }
+        })
+    }
+}
+
 /// Outcome of a threshold audit: the ε lower bound and what produced it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ThresholdAudit {
@@ -235,6 +271,21 @@ pub fn split_threshold_audit_oriented(
     delta: f64,
     gamma: f64,
 ) -> Result<ThresholdAudit> {
+    split_audit(scores_d, scores_d_prime, orientations, Statistic::Threshold, delta, gamma)
+}
+
+/// [`split_threshold_audit_oriented`] with the test preferred by `statistic` on the selection
+/// halves (ranked by its Wilson stand-in, the shortlist by its exact value). The returned
+/// bound is the threshold bound of the evaluation counts; a [`Statistic::Gdp`] caller turns
+/// the counts into its estimate ([`crate::audit::gdp::epsilon_lower_bound`]).
+pub fn split_audit(
+    scores_d: &[f64],
+    scores_d_prime: &[f64],
+    orientations: &[Orientation],
+    statistic: Statistic,
+    delta: f64,
+    gamma: f64,
+) -> Result<ThresholdAudit> {
     check_scores("scores_d", scores_d)?;
     check_scores("scores_d_prime", scores_d_prime)?;
     check_audit_delta(delta)?;
@@ -252,7 +303,8 @@ pub fn split_threshold_audit_oriented(
     }
     let (sel_d, eval_d) = scores_d.split_at(scores_d.len() / 2);
     let (sel_p, eval_p) = scores_d_prime.split_at(scores_d_prime.len() / 2);
-    let (threshold, orientation) = choose_test(sel_d, sel_p, orientations, delta, gamma)?;
+    let (threshold, orientation) =
+        choose_test(sel_d, sel_p, orientations, statistic, delta, gamma)?;
     fixed_threshold_audit_oriented(eval_d, eval_p, threshold, orientation, delta, gamma)
 }
 
@@ -268,6 +320,7 @@ fn choose_test(
     sel_d: &[f64],
     sel_p: &[f64],
     orientations: &[Orientation],
+    statistic: Statistic,
     delta: f64,
     gamma: f64,
 ) -> Result<(f64, Orientation)> {
@@ -320,7 +373,7 @@ fn choose_test(
                 threshold: between(v, next, orientation),
                 orientation,
                 counts,
-                score: wilson_bound(counts, delta, z),
+                score: statistic.wilson_rank(counts, delta, z)?,
             });
         }
     }
@@ -335,7 +388,7 @@ fn choose_test(
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
     let mut best: Option<(f64, &Candidate)> = None;
     for c in candidates.iter().take(SHORTLIST) {
-        let exact = raw_bound(c.counts, delta, gamma)?;
+        let exact = statistic.exact_rank(c.counts, delta, gamma)?;
         let better = match best {
             None => true,
             Some((e, b)) => {
@@ -371,13 +424,6 @@ fn between(a: f64, b: f64, orientation: Orientation) -> f64 {
         Orientation::Below if mid > a && mid <= b => mid,
         Orientation::Below => b,
     }
-}
-
-/// The §1 bound with one-sided Wilson score upper bounds (z = Φ⁻¹(1 − γ/2)) instead of
-/// Clopper–Pearson: a closed-form stand-in that ranks candidate thresholds.
-fn wilson_bound(counts: Counts, delta: f64, z: f64) -> f64 {
-    let (x_alpha, x_beta) = wilson_logits(counts, z);
-    bound_from_logits(x_alpha, x_beta, delta)
 }
 
 /// Logits of the one-sided Wilson score upper bounds on α and β (z = Φ⁻¹(1 − γ/2)).

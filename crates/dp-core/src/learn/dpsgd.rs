@@ -166,18 +166,56 @@ pub fn dpsgd<R: Rng + ?Sized>(
     params: &DpSgd,
     rng: &mut R,
 ) -> Result<DpSgdOutput> {
+    run(data, params, rng, None)
+}
+
+/// What a white-box auditor of DP-SGD sees and inserts (audit.md §3, the Dirac gradient
+/// canary): one coordinate beyond the data's features, which no row's gradient touches, and,
+/// when `canary` holds, one more example whose clipped gradient is C·e_j there, sampled by its
+/// own Poisson coin like every row. Each step's released noisy sum at that coordinate, in
+/// units of C, is recorded: Bernoulli(q)·1[canary] + z·N(0, 1).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WhiteBox {
+    /// Whether the canary is in the dataset (D′) or not (D).
+    pub canary: bool,
+    /// The noisy sums at the canary's coordinate, one per step, divided by C.
+    pub updates: Vec<f64>,
+}
+
+/// Runs DP-SGD as [`dpsgd`] does, with the white-box auditor's extra coordinate and canary.
+/// Everything else (sampling, clipping, the noise on every coordinate, the steps) is the
+/// production loop's; θ is released without the extra coordinate.
+pub fn dpsgd_white_box<R: Rng + ?Sized>(
+    data: &GlmData<'_>,
+    params: &DpSgd,
+    rng: &mut R,
+    white_box: &mut WhiteBox,
+) -> Result<DpSgdOutput> {
+    white_box.updates.clear();
+    white_box.updates.reserve(params.steps);
+    run(data, params, rng, Some(white_box))
+}
+
+fn run<R: Rng + ?Sized>(
+    data: &GlmData<'_>,
+    params: &DpSgd,
+    rng: &mut R,
+    mut white_box: Option<&mut WhiteBox>,
+) -> Result<DpSgdOutput> {
     params.validate()?;
     let (n, d) = (data.n(), data.d());
     ensure(n > 0, "n", n as f64, "dataset must not be empty")?;
+    // The white-box coordinate: index d of θ, outside every row.
+    let width = d + usize::from(white_box.is_some());
     let sampler = PoissonSampler::new(n, params.sampling_rate)?;
     let (x, y, norms) = (data.x(), data.y(), data.row_norms());
     let (loss, clip) = (params.loss, params.clip);
     let noise_sd = params.noise_multiplier * clip;
     let inv_batch = 1.0 / params.expected_batch;
-    let mut theta = vec![0.0; d];
-    let mut grad = vec![0.0; d];
-    let mut mean = vec![0.0; if params.average_iterates { d } else { 0 }];
-    let mut opt = OptimizerState::new(params.optimizer, d);
+    let mut theta = vec![0.0; width];
+    let mut grad = vec![0.0; width];
+    let mut mean = vec![0.0; if params.average_iterates { width } else { 0 }];
+    let mut opt = OptimizerState::new(params.optimizer, width);
     let mut batch = Vec::with_capacity((2.0 * sampler.expected_batch()) as usize + 16);
     let mut seen = 0;
     // Dense rows go through the four-at-a-time kernel (same bits, closer to the memory's
@@ -190,19 +228,31 @@ pub fn dpsgd<R: Rng + ?Sized>(
     for _ in 0..params.steps {
         sampler.sample_into(rng, &mut batch);
         seen += batch.len();
+        let (th, gr) = (&theta[..d], &mut grad[..d]);
         match dense {
             Some(DenseRows::F64(xd)) => {
-                dense_batch::clipped_sum(xd, d, &batch, &theta, y, norms, loss, clip, &mut grad)
+                dense_batch::clipped_sum(xd, d, &batch, th, y, norms, loss, clip, gr)
             }
             Some(DenseRows::F32(xd, n32)) => {
-                dense_batch::clipped_sum(xd, d, &batch, &theta, y, n32, loss, clip, &mut grad)
+                dense_batch::clipped_sum(xd, d, &batch, th, y, n32, loss, clip, gr)
             }
-            None => sparse_clipped_sum(x, y, norms, &batch, &theta, loss, clip, &mut grad),
+            None => sparse_clipped_sum(x, y, norms, &batch, th, loss, clip, gr),
+        }
+        if let Some(w) = white_box.as_deref_mut() {
+            // The canary's coin is drawn after the rows' (on D′ only, where it is a row). Its
+            // clipped gradient is C·e_d, norm C, which clipping leaves as it is.
+            grad[d] = 0.0;
+            if w.canary && rng.random::<f64>() < params.sampling_rate {
+                grad[d] = clip;
+            }
         }
         if noise_sd > 0.0 {
             for g in grad.iter_mut() {
                 *g += noise_sd * rng.sample::<f64, _>(StandardNormal);
             }
+        }
+        if let Some(w) = white_box.as_deref_mut() {
+            w.updates.push(grad[d] / clip);
         }
         for (g, &t) in grad.iter_mut().zip(&theta) {
             *g = *g * inv_batch + params.l2 * t;
@@ -218,6 +268,7 @@ pub fn dpsgd<R: Rng + ?Sized>(
         let inv = 1.0 / params.steps as f64;
         theta = mean.iter().map(|m| m * inv).collect();
     }
+    theta.truncate(d);
     Ok(DpSgdOutput {
         theta,
         steps: params.steps,

@@ -29,7 +29,10 @@ pub mod tuning;
 pub use alg1::{Alg1, Alg1Report, Alg1Spec};
 pub use baseline::{fit_glm, logistic_regression};
 pub use data::GlmData;
-pub use dpsgd::{DpSgd, DpSgdOutput, DpSgdReport, dpsgd, expected_batch, poisson_schedule};
+pub use dpsgd::{
+    DpSgd, DpSgdOutput, DpSgdReport, WhiteBox, dpsgd, dpsgd_white_box, expected_batch,
+    poisson_schedule,
+};
 pub use lbfgs::{LbfgsOptions, LbfgsReport, LbfgsStatus};
 pub use loss::{GlmLoss, beta, lipschitz};
 pub use mechanism::{Mechanism, OutputPerturbation};
