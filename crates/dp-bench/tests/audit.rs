@@ -86,6 +86,7 @@ impl Method for NoisySumConfig {
             clip: None,
             neighbours: Neighbours::AddRemove,
             certificate: Neighbours::AddRemove,
+            white_box: None,
         })
     }
 }
@@ -127,7 +128,9 @@ fn halved_noise_is_caught_and_the_honest_mechanism_passes() {
     // The ceiling: a Gaussian certified at ε = 2 with 30,000 evaluation runs per side sits
     // between audit.md §6's 10⁴ and 10⁵ columns (0.93, 1.29). A threshold on the sum is the
     // likelihood-ratio test of a Gaussian shift, so the honest audit reaches most of it.
-    let ceiling = honest.epsilon_ceiling.expect("a certified audit has a ceiling");
+    let ceiling = honest
+        .epsilon_ceiling
+        .expect("a certified audit has a ceiling");
     assert!(ceiling > 0.93 && ceiling < 1.29, "{honest:?}");
     assert!(honest.epsilon_lower > 0.8 * ceiling, "{honest:?}");
 }
@@ -366,4 +369,60 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
         }
         assert!(!out.exists(), "case {i} wrote {}", out.display());
     }
+}
+
+/// The white-box audit (`canary = "gradient"`) of full-batch DP-SGD: the GDP estimate on the
+/// likelihood-ratio statistic of every step's noisy sum reaches most of its certificate and
+/// of its ceiling with 4,000 runs per side; a mechanism that releases only its final model is
+/// refused before any run.
+#[test]
+fn the_white_box_audit_reaches_dpsgds_certificate() {
+    let dpsgd = "kind = \"dpsgd\"\ntuning = \"dishonest\"\ngrid_size = 1\noptimizer = \"sgd\"\n\
+                 lr_min = 1.0\nlr_max = 1.0\nepochs = 10\n";
+    let out = audit(&format!(
+        "seed = 9\ntrials = 4000\nepsilons = [4.0]\ndelta = 1e-5\n\
+         [audit]\ncanary = \"gradient\"\n{DATASET}\
+         [methods.full]\n{dpsgd}batch_size = 200\n\
+         [methods.sampled]\n{dpsgd}batch_size = 20\n"
+    ));
+    show(&out);
+    let by = |m: &str| out.iter().find(|o| o.method == m).unwrap();
+    let (full, sampled) = (by("full"), by("sampled"));
+    for o in [full, sampled] {
+        assert_eq!(o.threat_model, "white-box");
+        assert_eq!(Verdict::of(o), Verdict::Consistent, "{o:?}");
+        let ceiling = o.epsilon_ceiling.expect("a ceiling");
+        assert!(ceiling <= o.epsilon_certified, "{o:?}");
+        assert!(o.epsilon_lower >= 0.7 * ceiling, "{o:?}");
+    }
+    assert_eq!(
+        (full.statistic.as_str(), sampled.statistic.as_str()),
+        ("gdp", "threshold")
+    );
+    assert!(
+        full.epsilon_lower >= 0.5 * full.epsilon_certified,
+        "{full:?}"
+    );
+
+    let registry = Registry::builtin().with(&NOISY_SUM);
+    let text = format!(
+        "seed = 1\ntrials = 100\nepsilons = [1.0]\ndelta = 1e-5\n[audit]\ncanary = \"gradient\"\n\
+         {DATASET}[methods.alg1]\nkind = \"alg1\"\n"
+    );
+    let cfg = Config::parse_with(&text, Path::new("audit.toml"), &registry).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let err = format!(
+        "{:#}",
+        dp_bench::audit::run(&cfg, &dir.path().join("r"), false)
+            .err()
+            .unwrap()
+    );
+    assert!(
+        err.contains("white-box") && err.contains("rare_feature"),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("r").exists(),
+        "a refused audit left a folder"
+    );
 }

@@ -16,13 +16,14 @@ pub mod one;
 pub mod one_run;
 pub mod pair;
 pub mod table;
+pub mod white_box;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context as _;
 
-use crate::experiment::audit_settings::AuditTest;
+use crate::experiment::audit_settings::{AuditTest, Canary};
 use crate::experiment::config::{Config, MethodSpec};
 use crate::experiment::provenance::Provenance;
 use crate::experiment::runner::progress_bar;
@@ -247,8 +248,11 @@ pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
                 o
             } else {
                 let gammas = (gamma, selection_gamma);
-                let (o, scores) =
-                    one::audit(cfg, &base, name, spec, epsilon, gammas, fp, probe, &bar)?;
+                let (o, scores) = if settings.canary == Canary::Gradient {
+                    white_box::audit(cfg, &base, name, spec, epsilon, gammas, fp, &bar)?
+                } else {
+                    one::audit(cfg, &base, name, spec, epsilon, gammas, fp, probe, &bar)?
+                };
                 if settings.keep_scores {
                     write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
                 }
@@ -325,6 +329,8 @@ mod tests {
             learner: "ppsgd (paper)".into(),
             neighbours: "replace_one".into(),
             certificate: "replace_one".into(),
+            threat_model: "black-box".into(),
+            statistic: "threshold".into(),
             epsilon_target: 1.0,
             epsilon_certified: f64::INFINITY,
             epsilon_lower: 1.5,

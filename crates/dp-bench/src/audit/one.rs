@@ -38,6 +38,15 @@ pub struct Outcome {
     /// The relation of the certificate compared against: the event's own, or
     /// `add_remove, group of two` when a replace-one pair meets an add/remove certificate.
     pub certificate: String,
+    /// What the auditor sees: `black-box` (the final model; a data canary) or `white-box`
+    /// (every step's noisy sum; a gradient canary). Black-box in outcomes stored before it
+    /// was recorded.
+    #[serde(default = "black_box")]
+    pub threat_model: String,
+    /// The statistic of `epsilon_lower`: `threshold` (Clopper–Pearson), `gdp` (the GDP
+    /// estimate, only where the trade-off is exactly Gaussian) or `one_run`.
+    #[serde(default = "threshold")]
+    pub statistic: String,
     /// The ε the calibration was asked for (the claim).
     pub epsilon_target: f64,
     /// The ε this project's accountants certify for what ran (the largest over the runs);
@@ -76,6 +85,14 @@ pub struct Outcome {
     /// Hash of everything the result depends on: a stored outcome is reused only when it
     /// matches.
     pub fingerprint: String,
+}
+
+fn black_box() -> String {
+    "black-box".into()
+}
+
+fn threshold() -> String {
+    "threshold".into()
 }
 
 /// JSON has no ∞: a certified ε of ∞ (no guarantee) is written as `null` and read back as ∞.
@@ -176,11 +193,20 @@ pub fn check_all(
     );
     let p = prepared(cfg, base)?;
     let ctx = p.context()?;
+    let white_box = cfg.audit.as_ref().map(|a| a.canary)
+        == Some(crate::experiment::audit_settings::Canary::Gradient);
     let mut probes = Vec::new();
     for (name, spec) in &cfg.methods {
         for &epsilon in &cfg.epsilons {
             let at = |e: anyhow::Error| e.context(format!("`methods.{name}` at ε = {epsilon}"));
             let a = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+            if white_box && a.white_box.is_none() {
+                return Err(at(anyhow::anyhow!(
+                    "`audit.canary = \"gradient\"` audits the noisy steps a mechanism releases \
+                     (white-box), and `methods.{name}` releases only its final model: audit it \
+                     with `canary = \"rare_feature\"` in a config of its own"
+                )));
+            }
             if one_run
                 && (a.neighbours, a.certificate) != (Neighbours::AddRemove, Neighbours::AddRemove)
             {
@@ -190,8 +216,10 @@ pub fn check_all(
                     relation_name(a.certificate)
                 )));
             }
-            // What building the canary needs is known now: refuse it before any run.
-            super::pair::public_value_bound(&cfg.dataset, a.clip).map_err(at)?;
+            // What building the canary row needs is known now: refuse it before any run.
+            if !white_box {
+                super::pair::public_value_bound(&cfg.dataset, a.clip).map_err(at)?;
+            }
             probes.push(Probe {
                 neighbours: a.neighbours,
                 certificate: a.certificate,
@@ -372,7 +400,14 @@ pub fn audit(
     let (scores_d, scores_p) = (scores(&on_d), scores(&on_p));
     let test = threshold_test(&scores_d, &scores_p, cfg.delta, gamma, selection_gamma)?;
     let epsilon_gdp = dp_core::audit::gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
-    let epsilon_ceiling = ceiling(&audited.event, certified, group, test.counts, cfg.delta, gamma)?;
+    let epsilon_ceiling = ceiling(
+        &audited.event,
+        certified,
+        group,
+        test.counts,
+        cfg.delta,
+        gamma,
+    )?;
     let outcome = Outcome {
         method: name.to_string(),
         kind: spec.kind.to_string(),
@@ -385,6 +420,8 @@ pub fn audit(
         } else {
             relation_name(audited.certificate).into()
         },
+        threat_model: black_box(),
+        statistic: threshold(),
         epsilon_target: epsilon,
         epsilon_certified: certified,
         epsilon_lower: test.epsilon_lb,

@@ -122,6 +122,8 @@ pub fn audit(
         learner: crate::experiment::method::identity(spec.method.as_ref()),
         neighbours: relation_name(Neighbours::AddRemove).into(),
         certificate: relation_name(Neighbours::AddRemove).into(),
+        threat_model: "black-box".into(),
+        statistic: "one_run".into(),
         epsilon_target: epsilon,
         epsilon_certified: ctx.certify(&audited.event)?,
         epsilon_lower: lower,

@@ -50,6 +50,8 @@ pub const COLUMNS: &[&str] = &[
     "calibration",
     "neighbours",
     "certificate",
+    "threat_model",
+    "statistic",
     "epsilon_target",
     "epsilon_certified",
     "epsilon_lower",
@@ -81,6 +83,8 @@ pub fn fields(o: &Outcome) -> Vec<Field> {
         Field::Text(o.calibration.clone()),
         Field::Text(o.neighbours.clone()),
         Field::Text(o.certificate.clone()),
+        Field::Text(o.threat_model.clone()),
+        Field::Text(o.statistic.clone()),
         Field::Num(o.epsilon_target),
         Field::Num(o.epsilon_certified),
         Field::Num(o.epsilon_lower),
@@ -106,8 +110,8 @@ pub fn fields(o: &Outcome) -> Vec<Field> {
 pub fn md_header(first: Option<&str>) -> String {
     let (head, rule) = first.map_or((String::new(), ""), |f| (format!("| {f} "), "|---"));
     format!(
-        "{head}| method | calibration | pair | target ε | certified ε | measured ε ≥ | ceiling | GDP estimate | runs/side | verdict |\n\
-         {rule}|---|---|---|---:|---:|---:|---:|---:|---:|---|\n"
+        "{head}| method | calibration | pair | audit | target ε | certified ε | measured ε ≥ | ceiling | GDP estimate | runs/side | verdict |\n\
+         {rule}|---|---|---|---|---:|---:|---:|---:|---:|---:|---|\n"
     )
 }
 
@@ -115,10 +119,12 @@ pub fn md_header(first: Option<&str>) -> String {
 pub fn md_row(o: &Outcome, first: Option<&str>) -> String {
     let head = first.map_or(String::new(), |f| format!("| {} ", md_cell(f)));
     format!(
-        "{head}| {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} | {} |\n",
+        "{head}| {} | {} | {} | {}, {} | {:.2} | {} | {:.2} | {} | {} | {} | {} |\n",
         md_cell(&o.method),
         o.calibration,
         o.neighbours.replace('_', "-"),
+        o.threat_model,
+        o.statistic.replace('_', "-"),
         o.epsilon_target,
         fmt_eps(o.epsilon_certified),
         o.epsilon_lower,
@@ -130,16 +136,18 @@ pub fn md_row(o: &Outcome, first: Option<&str>) -> String {
 }
 
 /// How the bounds were made, under a table.
-pub const MD_NOTE: &str = "\nMeasured ε: a lower bound holding with the config's \
-    `audit.confidence` for all rows of a config together: the threshold test with \
-    Clopper–Pearson bounds (threshold chosen on the first half of each side's runs, bound \
-    computed on the second), or the one-run audit (runs/side 1). Ceiling: the most the \
-    threshold test could measure on the same runs at the same confidence, were its statistic \
-    the likelihood-ratio test of the certificate's own trade-off curve (the event's privacy-loss \
-    distribution joined with the certified (ε, δ); expected error counts): measured far below \
-    the ceiling means a weak statistic, a ceiling far below the certificate means too few runs \
-    to see the tail events that set ε at this δ. GDP estimate: Nasr et al. \
-    2023, a bound only for mechanisms with a Gaussian trade-off curve; never used for a \
+pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model, a data \
+    canary; white-box: every step's noisy sum, a gradient canary) and the statistic. Measured \
+    ε: a lower bound holding with the config's `audit.confidence` for all rows of a config \
+    together: the threshold test with Clopper–Pearson bounds (threshold chosen on the first \
+    half of each side's runs, bound computed on the second), the GDP estimate where the \
+    auditor's view is exactly Gaussian (white-box full-batch DP-SGD), or the one-run audit \
+    (runs/side 1). Ceiling: the most that statistic could measure on the same runs at the same \
+    confidence from the certificate's own trade-off curve (the event's privacy-loss \
+    distribution joined with the certified (ε, δ)) with expected error counts: measured far \
+    below the ceiling means a weak statistic, a ceiling far below the certificate too few runs \
+    to see the tail events that set ε at this δ. GDP estimate (black-box rows): Nasr et al. \
+    2023, a bound only for mechanisms with a Gaussian trade-off curve, never used there for a \
     verdict. Certified ε: this project's accountants, for the pair's relation (group of two \
     where a replace-one pair meets an add/remove certificate).\n";
 

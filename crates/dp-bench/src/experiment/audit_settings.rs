@@ -11,8 +11,10 @@ pub struct AuditSettings {
     /// config's audits: each is made at 1 − (1 − confidence)/K).
     #[serde(default = "default_confidence")]
     pub confidence: f64,
-    /// Neighbouring datasets and statistic (only `"rare_feature"` for now: see
-    /// `crate::audit::pair`).
+    /// The canary, and with it the threat model: `"rare_feature"` (black-box: a data row, the
+    /// final model scored; see `crate::audit::pair`) or `"gradient"` (white-box: a Dirac
+    /// gradient canary and every step's noisy sum, for mechanisms that release their steps,
+    /// DP-SGD; see `crate::audit::white_box`).
     #[serde(default)]
     pub canary: Canary,
     /// The base rows: the dataset's (`"data"`, the default) or the same number of rows with
@@ -47,6 +49,19 @@ pub enum Canary {
     /// one), at the public row-norm bound; the statistic is θ on that feature.
     #[default]
     RareFeature,
+    /// White-box: a gradient C·e_j at a coordinate no row touches, sampled like a row, and
+    /// every step's released noisy sum there scored by its likelihood ratio (audit.md §3).
+    Gradient,
+}
+
+impl Canary {
+    /// The threat model in words, for the tables.
+    pub fn threat_model(self) -> &'static str {
+        match self {
+            Canary::RareFeature => "black-box",
+            Canary::Gradient => "white-box",
+        }
+    }
 }
 
 /// How an audit measures.
@@ -103,6 +118,14 @@ impl AuditSettings {
         match self.test {
             AuditTest::OneRun => self.validate_one_run(trials)?,
             AuditTest::Threshold => validate_runs(trials)?,
+        }
+        if self.canary == Canary::Gradient && self.test == AuditTest::OneRun {
+            return Err(
+                "key `audit.canary` = \"gradient\": the white-box audit runs the \
+                 threshold test over many runs; a one-run audit with gradient canaries is not \
+                 implemented: set `audit.test = \"threshold\"`"
+                    .into(),
+            );
         }
         // Also refuses NaN. Below ½ the "bound" is more often wrong than right; at 1 no
         // finite number of runs gives a bound, and 1 − confidence must stay a positive double

@@ -23,6 +23,46 @@ impl<M: Mechanism> Release for Fixed<M> {
     }
 }
 
+/// What a white-box auditor sees of a mechanism that releases every step (audit.md §3): the
+/// noisy sums at a coordinate only its Dirac gradient canary touches, scored by their
+/// likelihood ratio ([`dp_core::audit::white_box`]).
+pub trait WhiteBox: Send + Sync {
+    /// One run on `data` with the gradient canary in (`canary`, D′) or out (D): the statistic.
+    fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64>;
+    /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD),
+    /// where the GDP estimate is a valid bound.
+    fn gaussian_mu(&self) -> Option<f64>;
+}
+
+/// White-box DP-SGD: [`dp_core::learn::dpsgd_white_box`] scored by the likelihood ratio of
+/// the claimed sampling rate and noise multiplier.
+pub struct WhiteBoxDpSgd(pub dp_core::learn::DpSgd);
+
+impl WhiteBox for WhiteBoxDpSgd {
+    fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
+        use rand::SeedableRng as _;
+        let mut view = dp_core::learn::WhiteBox {
+            canary,
+            ..Default::default()
+        };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        dp_core::learn::dpsgd_white_box(data, &self.0, &mut rng, &mut view)?;
+        dp_core::audit::white_box::likelihood_ratio(
+            &view.updates,
+            self.0.sampling_rate,
+            self.0.noise_multiplier,
+        )
+    }
+
+    fn gaussian_mu(&self) -> Option<f64> {
+        dp_core::audit::white_box::full_batch_mu(
+            self.0.sampling_rate,
+            self.0.steps,
+            self.0.noise_multiplier,
+        )
+    }
+}
+
 /// The mechanism of one (method, ε), ready to be audited.
 pub struct Audited<'a> {
     /// Runs it.
@@ -40,4 +80,7 @@ pub struct Audited<'a> {
     pub certificate: Neighbours,
     /// The hyperparameters in words, for the audit table.
     pub label: String,
+    /// What a white-box auditor sees (`audit.canary = "gradient"`); `None` for mechanisms
+    /// that release only their final model.
+    pub white_box: Option<Box<dyn WhiteBox + 'a>>,
 }

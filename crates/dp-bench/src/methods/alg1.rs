@@ -159,6 +159,7 @@ impl Method for Alg1Config {
             clip: None,
             neighbours: Neighbours::AddRemove,
             certificate: Neighbours::AddRemove,
+            white_box: None,
         })
     }
 }

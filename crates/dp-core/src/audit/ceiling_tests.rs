@@ -29,7 +29,10 @@ fn gaussian_threshold_ceiling_is_the_reference_table() {
                 (got - want).abs() <= 0.006,
                 "ε = {epsilon}, N = {n}: ceiling {got:.4}, audit.md §6 {want}"
             );
-            assert!(got < epsilon, "a ceiling above the true ε: {got} at ε = {epsilon}");
+            assert!(
+                got < epsilon,
+                "a ceiling above the true ε: {got} at ε = {epsilon}"
+            );
         }
     }
 }
@@ -97,7 +100,10 @@ fn ceiling_rises_with_the_runs_and_stays_below_the_certificate() {
         assert!(c < certified, "N = {n}: {c}");
         // Every (ε, δ)-DP mechanism's curve lies above the (ε, δ) curve, so its ceiling is
         // at most that curve's.
-        assert!(g <= c + 1e-9, "N = {n}: Gaussian {g} above the (ε, δ) curve's {c}");
+        assert!(
+            g <= c + 1e-9,
+            "N = {n}: Gaussian {g} above the (ε, δ) curve's {c}"
+        );
         last = c;
     }
     // With a million runs the weakest (ε, δ) curve shows most of its ε: its kink is at
@@ -110,7 +116,17 @@ fn no_runs_or_no_privacy_are_refused_or_zero() {
     let g = Tradeoff::Gaussian { mu: 1.0 };
     assert!(ceiling(&g, Statistic::Threshold, 0, 10, DELTA, GAMMA).is_err());
     assert!(ceiling(&g, Statistic::Threshold, 10, 10, DELTA, 0.0).is_err());
-    assert!(ceiling(&Tradeoff::Gaussian { mu: f64::NAN }, Statistic::Threshold, 10, 10, DELTA, GAMMA).is_err());
+    assert!(
+        ceiling(
+            &Tradeoff::Gaussian { mu: f64::NAN },
+            Statistic::Threshold,
+            10,
+            10,
+            DELTA,
+            GAMMA
+        )
+        .is_err()
+    );
     // μ = 0: D and D′ give the same output, no test beats a coin.
     let none = Tradeoff::Gaussian { mu: 0.0 };
     assert_eq!(
@@ -130,9 +146,19 @@ fn a_certificates_curves_bound_the_gaussians_ceiling() {
     let n = 25_000;
     let a = ceiling_of(&joined, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
     let b = ceiling_of(&stated, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
-    let g = ceiling(&Tradeoff::Gaussian { mu: 1.0 / 1.0812 }, Statistic::Threshold, n, n, DELTA, GAMMA)
-        .unwrap();
+    let g = ceiling(
+        &Tradeoff::Gaussian { mu: 1.0 / 1.0812 },
+        Statistic::Threshold,
+        n,
+        n,
+        DELTA,
+        GAMMA,
+    )
+    .unwrap();
     assert!((a - g).abs() < 0.02, "{a} vs {g}");
     assert!(b > a + 0.5, "{b} vs {a}");
-    assert_eq!(ceiling_of(&[], Statistic::Threshold, n, n, DELTA, GAMMA).unwrap(), 0.0);
+    assert_eq!(
+        ceiling_of(&[], Statistic::Threshold, n, n, DELTA, GAMMA).unwrap(),
+        0.0
+    );
 }

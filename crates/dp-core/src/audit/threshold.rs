@@ -271,7 +271,14 @@ pub fn split_threshold_audit_oriented(
     delta: f64,
     gamma: f64,
 ) -> Result<ThresholdAudit> {
-    split_audit(scores_d, scores_d_prime, orientations, Statistic::Threshold, delta, gamma)
+    split_audit(
+        scores_d,
+        scores_d_prime,
+        orientations,
+        Statistic::Threshold,
+        delta,
+        gamma,
+    )
 }
 
 /// [`split_threshold_audit_oriented`] with the test preferred by `statistic` on the selection

@@ -4,10 +4,10 @@
 
 use super::*;
 use crate::accounting::Certifier;
-use crate::learn::Mechanism as _;
 use crate::audit::gdp;
 use crate::audit::threshold::{Orientation, Statistic, fixed_threshold_audit, split_audit};
 use crate::features::FeatureMatrix;
+use crate::learn::Mechanism as _;
 use crate::learn::{DpSgd, GlmData, GlmLoss, Optimizer, WhiteBox, dpsgd_white_box, expected_batch};
 use crate::seed::derive_seed;
 use rand::SeedableRng;
@@ -40,7 +40,9 @@ fn rows() -> (FeatureMatrix, Vec<f64>) {
     let x: Vec<f64> = (0..n * 3)
         .map(|i| ((i * 37 % 11) as f64 / 11.0 - 0.5) * 0.5)
         .collect();
-    let y = (0..n).map(|i| if i % 3 == 0 { -1.0 } else { 1.0 }).collect();
+    let y = (0..n)
+        .map(|i| if i % 3 == 0 { -1.0 } else { 1.0 })
+        .collect();
     (FeatureMatrix::dense(x, n, 3), y)
 }
 
@@ -93,7 +95,12 @@ fn full_batch_white_box_dpsgd_is_mu_gdp_with_mu_sqrt_t_over_z() {
     let mu = full_batch_mu(1.0, 10, z).unwrap();
     // In units of the statistic's sd (μ): means −μ²/2 and +μ²/2, sd μ. 4,000 runs: the
     // standard error of a mean is μ/63.
-    for (got, want) in [(mean(&out), -0.5), (mean(&inn), 0.5), (sd(&out), 1.0), (sd(&inn), 1.0)] {
+    for (got, want) in [
+        (mean(&out), -0.5),
+        (mean(&inn), 0.5),
+        (sd(&out), 1.0),
+        (sd(&inn), 1.0),
+    ] {
         assert!((got - want).abs() < 0.06, "{got} vs {want}");
     }
     assert!((mu - 1.0).abs() < 1e-12);
@@ -118,13 +125,19 @@ fn halved_noise_is_refuted_white_box_and_honest_is_not() {
         // Chosen at a strict γ (tail thresholds whose luck on the selection half a loose γ
         // rewards lose on the evaluation half), evaluated at 0.05.
         let chosen = split_audit(&d, &p, &above, Statistic::Gdp, 1e-5, 1e-3).unwrap();
-        let eval = fixed_threshold_audit(&d[1000..], &p[1000..], chosen.threshold, 1e-5, 0.05)
-            .unwrap();
+        let eval =
+            fixed_threshold_audit(&d[1000..], &p[1000..], chosen.threshold, 1e-5, 0.05).unwrap();
         gdp::epsilon_lower_bound(eval.counts, 1e-5, 0.05).unwrap()
     };
     let (h, b) = (measure(&honest, 2), measure(&halved, 3));
     eprintln!("certified {certified:.3}, honest measures {h:.3}, halved {b:.3}");
-    assert!(h <= certified, "the honest mechanism measured {h} > {certified}");
+    assert!(
+        h <= certified,
+        "the honest mechanism measured {h} > {certified}"
+    );
     assert!(h >= 0.5 * certified, "no power: {h} of {certified}");
-    assert!(b > certified, "halved noise not refuted: {b} <= {certified}");
+    assert!(
+        b > certified,
+        "halved noise not refuted: {b} <= {certified}"
+    );
 }

@@ -220,6 +220,7 @@ impl Method for External {
             neighbours: relation,
             certificate: relation,
             label: tuned::label(&self.cfg.hyperparameters, &self.points[0]),
+            white_box: None,
         })
     }
 

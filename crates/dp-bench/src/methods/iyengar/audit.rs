@@ -56,5 +56,6 @@ pub fn mechanism<'c, G: Grid>(
         release: Box::new(PointRelease::<G> { mech }),
         neighbours: Neighbours::ReplaceOne,
         certificate: m.grid.certificate(),
+        white_box: None,
     })
 }

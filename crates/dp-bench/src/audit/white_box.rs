@@ -1,0 +1,154 @@
+//! The white-box audit (`audit.canary = "gradient"`, audit.md §3): the auditor sees every
+//! step's released noisy sum, inserts a Dirac gradient canary C·e_j at a coordinate no row
+//! touches (sampled by its own Poisson coin, as a row is), and scores each run by the
+//! likelihood ratio of "canary in" against "out" ([`dp_core::audit::white_box`]). The proof of
+//! DP-SGD covers this: it holds for every dataset, for releasing every step, and for every
+//! per-example gradient of norm at most C. The runs on D (canary out) and D′ (in) use the same
+//! rows, so the pair is add/remove, the certificate's relation.
+//!
+//! Where the auditor's view is exactly μ-GDP (full batch, q = 1) the bound is the GDP
+//! estimate, with the threshold chosen for it (central thresholds); elsewhere the
+//! Clopper–Pearson threshold bound. The certificate compared with is the event of the same
+//! mechanism: releasing every step is what DP-SGD's accounting composes.
+
+use std::time::Instant;
+
+use anyhow::Context as _;
+use dp_core::audit::ceiling::{Tradeoff, ceiling};
+use dp_core::audit::gdp;
+use dp_core::audit::threshold::{Orientation, Statistic, fixed_threshold_audit, split_audit};
+use dp_core::seed::derive_seed;
+use rayon::prelude::*;
+
+use super::one::{self, Outcome, Test};
+use crate::experiment::config::{Config, MethodSpec};
+
+/// Runs the white-box audit of `spec` (named `name`) at `epsilon` on `base` rows; `gammas`
+/// are the bound's γ and the γ the threshold is chosen at.
+#[allow(clippy::too_many_arguments)]
+pub fn audit(
+    cfg: &Config,
+    base: &dp_data::Dataset,
+    name: &str,
+    spec: &MethodSpec,
+    epsilon: f64,
+    (gamma, selection_gamma): (f64, f64),
+    fingerprint: String,
+    progress: &indicatif::ProgressBar,
+) -> anyhow::Result<(Outcome, [Vec<f64>; 2])> {
+    let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
+    let prepared = one::prepared(cfg, base)?;
+    let ctx = prepared.context()?;
+    let audited = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+    let view = audited
+        .white_box
+        .as_ref()
+        .with_context(|| format!("`methods.{name}` releases no steps to audit white-box"))?;
+    let (_keep, data) = one::rows(&ctx, &audited)?;
+    let start = Instant::now();
+    let runs = u64::from(cfg.trials);
+    let side = |canary: bool| -> anyhow::Result<Vec<f64>> {
+        (0..runs)
+            .into_par_iter()
+            .map(|i| {
+                let seed = derive_seed(&[
+                    &cfg.seed.to_le_bytes(),
+                    b"white-box",
+                    name.as_bytes(),
+                    &epsilon.to_bits().to_le_bytes(),
+                    &[u8::from(canary)],
+                    &i.to_le_bytes(),
+                ]);
+                let score = view.score(&data, seed, canary);
+                progress.inc(1);
+                score
+            })
+            .collect::<Result<Vec<f64>, _>>()
+            .map_err(|e| at(e.into()))
+    };
+    let (scores_d, scores_p) = (side(false)?, side(true)?);
+    let seconds = start.elapsed().as_secs_f64();
+    let certified = ctx.certify(&audited.event)?;
+    let mu = view.gaussian_mu();
+    let statistic = if mu.is_some() {
+        Statistic::Gdp
+    } else {
+        Statistic::Threshold
+    };
+    let above = [Orientation::Above];
+    let chosen = split_audit(
+        &scores_d,
+        &scores_p,
+        &above,
+        statistic,
+        cfg.delta,
+        selection_gamma,
+    )?;
+    let (eval_d, eval_p) = (
+        &scores_d[scores_d.len() / 2..],
+        &scores_p[scores_p.len() / 2..],
+    );
+    let test = fixed_threshold_audit(eval_d, eval_p, chosen.threshold, cfg.delta, gamma)?;
+    let epsilon_gdp = gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
+    let (lower, ceiling) = match mu {
+        Some(mu) => {
+            let curve = Tradeoff::Gaussian { mu };
+            let c = &test.counts;
+            let top = ceiling(
+                &curve,
+                statistic,
+                c.negatives,
+                c.positives,
+                cfg.delta,
+                gamma,
+            )?;
+            (epsilon_gdp, Some(top))
+        }
+        None => (
+            test.epsilon_lb,
+            one::ceiling(
+                &audited.event,
+                certified,
+                false,
+                test.counts,
+                cfg.delta,
+                gamma,
+            )?,
+        ),
+    };
+    let outcome = Outcome {
+        method: name.to_string(),
+        kind: spec.kind.to_string(),
+        calibration: one::calibration_of(spec),
+        label: audited.label.clone(),
+        learner: crate::experiment::method::identity(spec.method.as_ref()),
+        neighbours: one::relation_name(audited.neighbours).into(),
+        certificate: one::relation_name(audited.certificate).into(),
+        threat_model: "white-box".into(),
+        statistic: match statistic {
+            Statistic::Gdp => "gdp".into(),
+            Statistic::Threshold => "threshold".into(),
+        },
+        epsilon_target: epsilon,
+        epsilon_certified: certified,
+        epsilon_lower: lower,
+        delta: cfg.delta,
+        confidence: 1.0 - gamma,
+        runs_per_side: runs,
+        test: Some(Test {
+            threshold: test.threshold,
+            false_positives: test.counts.false_positives,
+            negatives: test.counts.negatives,
+            false_negatives: test.counts.false_negatives,
+            positives: test.counts.positives,
+        }),
+        one_run: None,
+        epsilon_gdp: Some(epsilon_gdp),
+        epsilon_ceiling: ceiling,
+        failures: [0, 0],
+        feature: data.d(),
+        seconds,
+        fingerprint,
+    };
+    Ok((outcome, [scores_d, scores_p]))
+}
