@@ -3,8 +3,11 @@
 given re-drawn figures, against a re-run; lists the runs whose commit is not HEAD.
 scripts/check-snapshots.sh runs it; exit 1 on any difference.
 
-Usage: scripts/snapshot-check.py [--hashes-only | --regen DIR [--reran RESULTS]] [PAPER...]
+Usage: scripts/snapshot-check.py [--hashes-only | --regen DIR [--reran RESULTS]]
+                                 [--require-sources] [PAPER...]
   --hashes-only  only the sha256 check below (no list of stale runs)
+  --require-sources  also fail on a run without a recorded producing commit or computed by a
+               build with uncommitted changes (+dirty)
   --regen DIR  DIR/<paper>/ holds `dp-bench figures <paper>` drawn from re-runs of some of
                the paper's runs: every CSV row and markdown line drawn there must be in
                the committed file, byte for byte (a committed row edited by hand is caught
@@ -13,7 +16,9 @@ Usage: scripts/snapshot-check.py [--hashes-only | --regen DIR [--reran RESULTS]]
   PAPER...     only these papers (default: every folder of docs/figures/)
 
 Always: every folder of docs/figures/ has a SOURCES.md listing each of its files with its
-sha256.
+sha256, and no line of docs/figures/runs.txt is marked "stale" (check column): a change to the
+code that moves an expensive run's cells marks its line so, and the check fails until the run
+is re-run (cheap runs are re-run by scripts/check-snapshots.sh itself).
 """
 import csv
 import io
@@ -117,6 +122,30 @@ def compare(regen_root, paper, errors):
     print(f"{paper}: {compared} re-drawn rows compared with the snapshot")
 
 
+def unsourced(paper, runs, require_sources, errors):
+    """Errors for the runs a snapshot must not rest on: a line of docs/figures/runs.txt marked
+    "stale" (the current code computes its cells differently, found by whoever changed the
+    code: re-run it), and with `require_sources` a run with no recorded producing commit or one
+    built from uncommitted code ("+dirty")."""
+    for line in manifest(paper):
+        if line["check"] == "stale":
+            errors.append(f"{paper}/{line['run']}: marked stale in docs/figures/runs.txt (the "
+                          f"current code computes its cells differently): re-run it with "
+                          f"scripts/snapshot-runs.sh {paper}/{line['run']}, redraw, refresh "
+                          f"SOURCES.md and set its check column back")
+    if not require_sources:
+        return
+    for r in runs:
+        commit = r.get("binary commit", "")
+        what = f"{paper}/{r.get('run')}"
+        if not re.fullmatch(r"`?[0-9a-f]{7,40}`?", commit.split("+")[0]):
+            errors.append(f"{what}: no recorded producing commit ({commit or 'none'}): re-run "
+                          f"it with scripts/snapshot-runs.sh {what}")
+        elif "+dirty" in commit:
+            errors.append(f"{what}: computed by {commit}, a build with uncommitted changes: "
+                          f"re-run it from a clean checkout")
+
+
 def stale(paper, runs, reran):
     """Lines naming each run whose binary commit is not HEAD (re-run ones: that they were)."""
     _, head = git("rev-parse", "HEAD")
@@ -152,6 +181,7 @@ def stale(paper, runs, reran):
 def main(argv):
     regen = reran = None
     hashes_only = False
+    require_sources = False
     papers = []
     while argv:
         a = argv.pop(0)
@@ -161,6 +191,8 @@ def main(argv):
             reran = argv.pop(0)
         elif a == "--hashes-only":
             hashes_only = True
+        elif a == "--require-sources":
+            require_sources = True
         elif a.startswith("-"):
             sys.exit(__doc__)
         else:
@@ -170,6 +202,7 @@ def main(argv):
     errors, warnings, notes = [], [], []
     for paper in papers:
         runs = check_hashes(paper, errors, warnings)
+        unsourced(paper, runs, require_sources, errors)
         if regen:
             compare(regen, paper, errors)
         if not hashes_only:
