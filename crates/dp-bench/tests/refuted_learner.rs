@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_success, dp_bench, fields, repo_root, stderr, stdout};
+use common::{assert_success, dp_bench, leaderboard, repo_root, stderr};
 
 #[test]
 fn a_learner_that_lies_about_its_noise_is_refuted_and_not_ranked() {
@@ -63,23 +63,12 @@ fn a_learner_that_lies_about_its_noise_is_refuted_and_not_ranked() {
     ]);
     assert_success(&o);
     let figures = tmp.path().join("figures");
-    let o = dp_bench(&[
-        "figures",
-        "benchmark",
-        "--results",
-        results.to_str().unwrap(),
-        "--out",
-        figures.to_str().unwrap(),
-    ]);
-    assert_success(&o);
-    let board = std::fs::read_to_string(figures.join("leaderboard.csv")).unwrap();
-    let header = fields(board.lines().next().unwrap());
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let rows: Vec<Vec<String>> = board.lines().skip(1).map(fields).collect();
+    let b = leaderboard(&repo_root(), &results, &figures);
+    let (board, col) = (&b.text, |name: &str| b.col(name));
     let row = |who: &str| {
-        rows.iter()
-            .find(|r| r[col("learner")].contains(who))
-            .unwrap_or_else(|| panic!("no {who} in {board}\n{}", stdout(&o)))
+        *b.rows_of(who)
+            .first()
+            .unwrap_or_else(|| panic!("no {who} in {board}\n{}", b.log))
     };
     let liar = row("misbehave");
     assert_eq!(

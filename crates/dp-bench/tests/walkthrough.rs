@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_success, dp_bench_cmd, dp_bench_in, fields, output, repo_root, stdout};
+use common::{assert_success, dp_bench_cmd, leaderboard, output, repo_root};
 
 #[test]
 fn the_walkthrough_puts_the_example_learner_on_the_leaderboard() {
@@ -24,34 +24,12 @@ fn the_walkthrough_puts_the_example_learner_on_the_leaderboard() {
     );
     assert_success(&o);
     let figures = tmp.path().join("figures");
-    let o = dp_bench_in(
-        &root,
-        &[
-            "figures",
-            "benchmark",
-            "--results",
-            results.to_str().unwrap(),
-            "--out",
-            figures.to_str().unwrap(),
-        ],
-    );
-    assert_success(&o);
-    let board = std::fs::read_to_string(figures.join("leaderboard.csv")).unwrap();
-    let header: Vec<&str> = board.lines().next().unwrap().split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
-    };
-    let rows: Vec<Vec<String>> = board.lines().skip(1).map(fields).collect();
+    let b = leaderboard(&root, &results, &figures);
+    let (board, col) = (&b.text, |name: &str| b.col(name));
     // Its row at each ε, ranked (an add/remove learner certified under the leaderboard's
     // replace-one relation by group privacy, at its target), beside Algorithm 1.
-    let mine: Vec<&Vec<String>> = rows
-        .iter()
-        .filter(|r| r[col("learner")].contains("my_learner"))
-        .collect();
-    assert_eq!(mine.len(), 2, "{board}\n{}", stdout(&o));
+    let mine = b.rows_of("my_learner");
+    assert_eq!(mine.len(), 2, "{board}\n{}", b.log);
     for r in mine {
         let rank: f64 = r[col("rank")].parse().unwrap_or_else(|_| panic!("{r:?}"));
         assert!((1.0..=2.0).contains(&rank), "{board}");

@@ -168,3 +168,58 @@ pub fn fields(line: &str) -> Vec<String> {
     out.push(cur);
     out
 }
+
+/// A leaderboard drawn by `dp-bench figures benchmark`: its CSV as text, header and rows, and
+/// what the command printed.
+pub struct Board {
+    /// `leaderboard.csv` as written.
+    pub text: String,
+    /// Its header's fields.
+    pub header: Vec<String>,
+    /// Its rows' fields.
+    pub rows: Vec<Vec<String>>,
+    /// The command's stdout.
+    pub log: String,
+}
+
+impl Board {
+    /// The index of column `name` (panics naming the columns there are).
+    pub fn col(&self, name: &str) -> usize {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", self.header))
+    }
+
+    /// The rows whose learner contains `who`.
+    pub fn rows_of(&self, who: &str) -> Vec<&Vec<String>> {
+        let c = self.col("learner");
+        self.rows.iter().filter(|r| r[c].contains(who)).collect()
+    }
+}
+
+/// Draws the leaderboard of the benchmark runs in `results` into `out` (from `cwd`) and reads
+/// it back; panics if the command fails.
+pub fn leaderboard(cwd: &Path, results: &Path, out: &Path) -> Board {
+    let o = dp_bench_in(
+        cwd,
+        &[
+            "figures",
+            "benchmark",
+            "--results",
+            results.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_success(&o);
+    let text = std::fs::read_to_string(out.join("leaderboard.csv")).unwrap();
+    let header = fields(text.lines().next().unwrap());
+    let rows = text.lines().skip(1).map(fields).collect();
+    Board {
+        text,
+        header,
+        rows,
+        log: stdout(&o),
+    }
+}
