@@ -35,7 +35,7 @@ impl Verdict {
     /// In words, for the tables.
     pub fn words(self) -> &'static str {
         match self {
-            Verdict::Consistent => "consistent",
+            Verdict::Consistent => "no violation at this power",
             Verdict::ClaimRefuted => "claim refuted",
             Verdict::Violation => "VIOLATION (measured above certified)",
         }
