@@ -103,6 +103,32 @@ fn write_table(out: &Path, runs: &[(&str, Vec<Audit>)]) -> anyhow::Result<Vec<st
     Ok(vec![c, m])
 }
 
+/// The panels of one config's audits: one per kind, its paper and certified methods in it,
+/// unless the kind has two methods of one calibration (DP-SGD full batch and sampled): then
+/// one per method. Returns each panel's name and methods, in the audits' order.
+fn panel_groups(audits: &[Audit]) -> Vec<(String, Vec<&str>)> {
+    let mut kinds: Vec<&str> = audits.iter().map(|a| a.kind.as_str()).collect();
+    kinds.dedup();
+    let mut groups = Vec::new();
+    for kind in kinds {
+        let mut methods: Vec<(&str, &str)> = audits
+            .iter()
+            .filter(|a| a.kind == kind)
+            .map(|a| (a.method.as_str(), a.calibration.as_str()))
+            .collect();
+        methods.dedup();
+        let shared = methods
+            .iter()
+            .any(|m| methods.iter().filter(|o| o.1 == m.1 && o.0 != m.0).count() > 0);
+        if shared {
+            groups.extend(methods.iter().map(|m| (m.0.to_string(), vec![m.0])));
+        } else {
+            groups.push((kind.to_string(), methods.iter().map(|m| m.0).collect()));
+        }
+    }
+    groups
+}
+
 /// One panel per (config, kind): claimed, certified and measured ε against the target ε, for
 /// the paper calibration (where the kind has one) and the certified one.
 fn write_figure(
@@ -113,13 +139,12 @@ fn write_figure(
     let mut data = LongCsv::new(&["panel", "series", "epsilon_target", "epsilon"]);
     let mut panels = Vec::new();
     for (stem, audits) in runs {
-        let mut kinds: Vec<&str> = audits.iter().map(|a| a.kind.as_str()).collect();
-        kinds.dedup();
-        for kind in kinds {
+        for (name, methods) in panel_groups(audits) {
             let of = |cal: &'static str| {
+                let methods = methods.clone();
                 audits
                     .iter()
-                    .filter(move |a| a.kind == kind && a.calibration == cal)
+                    .filter(move |a| methods.contains(&a.method.as_str()) && a.calibration == cal)
             };
             let targets: Vec<f64> = of("paper")
                 .chain(of("certified"))
@@ -154,7 +179,7 @@ fn write_figure(
                     ..Series::line(format!("measured ≥, {cal}{none}"), pts(|a| a.epsilon_lower))
                 });
             }
-            let title = format!("{kind} ({stem})");
+            let title = format!("{name} ({stem})");
             for s in &series {
                 for &(x, y) in &s.points {
                     data.push(vec![
