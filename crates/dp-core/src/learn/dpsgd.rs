@@ -173,7 +173,7 @@ pub fn dpsgd<R: Rng + ?Sized>(
 /// canary): one coordinate beyond the data's features, which no row's gradient touches, and,
 /// when `canary` holds, one more example whose clipped gradient is C·e_j there, sampled by its
 /// own Poisson coin like every row. Each step's released noisy sum at that coordinate, in
-/// units of C, is recorded: Bernoulli(q)·1[canary] + z·N(0, 1).
+/// units of C, is recorded: Bernoulli(q) when the canary is in, 0 when out, plus z·N(0, 1).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WhiteBox {
     /// Whether the canary is in the dataset (D′) or not (D).
