@@ -490,4 +490,45 @@ mod tests {
         // at 0.95 keep their numbers).
         assert_eq!(new[2], per_gamma(0.95));
     }
+
+    /// The ceiling reads the event's own curve: a Gaussian event's ceiling is the closed-form
+    /// Gaussian one (audit.md §6: σ = 1.0812 at N = 10⁴ gives 2.00); an event the PLD does not
+    /// take falls back to its certified (ε, δ) curve, higher; a group-of-two comparison uses
+    /// that curve too; nothing certified, no ceiling.
+    #[test]
+    fn the_ceiling_reads_the_events_own_curve() {
+        use dp_core::audit::Counts;
+        let n = 10_000;
+        let counts = Counts {
+            false_positives: 0,
+            negatives: n,
+            false_negatives: 0,
+            positives: n,
+        };
+        let gaussian = Event::Gaussian {
+            noise_multiplier: 1.0812,
+        };
+        let g = ceiling(&gaussian, 4.0, false, counts, 1e-5, 0.05)
+            .unwrap()
+            .unwrap();
+        assert!((g - 2.00).abs() < 0.01, "{g}");
+        let pure = Event::EpsilonDelta {
+            epsilon: 4.0,
+            delta: 0.0,
+        };
+        let e = ceiling(&pure, 4.0, false, counts, 1e-5, 0.05)
+            .unwrap()
+            .unwrap();
+        let grouped = ceiling(&gaussian, 4.0, true, counts, 1e-5, 0.05)
+            .unwrap()
+            .unwrap();
+        assert!(
+            e > g + 0.5 && (grouped - e).abs() < 1e-12,
+            "{e} {grouped} {g}"
+        );
+        assert_eq!(
+            ceiling(&gaussian, f64::INFINITY, false, counts, 1e-5, 0.05).unwrap(),
+            None
+        );
+    }
 }
