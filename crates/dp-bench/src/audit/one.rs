@@ -4,7 +4,9 @@
 use std::time::Instant;
 
 use dp_core::accounting::event::{Event, Neighbours};
-use dp_core::audit::threshold::{ThresholdAudit, fixed_threshold_audit, split_threshold_audit};
+use dp_core::audit::threshold::{
+    Orientation, Statistic, ThresholdAudit, fixed_threshold_audit, split_audit,
+};
 use dp_core::learn::GlmData;
 use dp_core::seed::derive_seed;
 use rayon::prelude::*;
@@ -127,6 +129,18 @@ pub struct Test {
     pub false_negatives: u64,
     /// Runs on D′ evaluated.
     pub positives: u64,
+}
+
+impl From<&ThresholdAudit> for Test {
+    fn from(t: &ThresholdAudit) -> Self {
+        Test {
+            threshold: t.threshold,
+            false_positives: t.counts.false_positives,
+            negatives: t.counts.negatives,
+            false_negatives: t.counts.false_negatives,
+            positives: t.counts.positives,
+        }
+    }
 }
 
 /// What a one-run audit guessed.
@@ -259,8 +273,9 @@ pub(super) fn rows<'c>(
 }
 
 /// The threshold test of an audit's scores (rule "s > t means D′"): the threshold is chosen
-/// on the first half of each side's runs, ranking candidates by their bound at
-/// `selection_gamma`, and the bound is computed on the second halves at `gamma`.
+/// on the first half of each side's runs, ranking candidates by `statistic`'s bound at
+/// `selection_gamma`, and the counts (and the threshold bound) are computed on the second
+/// halves at `gamma`.
 ///
 /// The choice does not depend on `gamma`, so for the same scores a higher confidence can only
 /// lower the bound (the Clopper–Pearson upper bounds of fixed counts grow as γ shrinks).
@@ -270,13 +285,21 @@ pub(super) fn rows<'c>(
 pub fn threshold_test(
     scores_d: &[f64],
     scores_p: &[f64],
+    statistic: Statistic,
     delta: f64,
-    gamma: f64,
-    selection_gamma: f64,
+    (gamma, selection_gamma): (f64, f64),
 ) -> anyhow::Result<ThresholdAudit> {
-    // Only the threshold of this audit is used: split_threshold_audit chooses it on the first
-    // ⌊N/2⌋ scores of each side, the same split as below.
-    let chosen = split_threshold_audit(scores_d, scores_p, delta, selection_gamma)?;
+    // Only the threshold of this audit is used: split_audit chooses it on the first ⌊N/2⌋
+    // scores of each side, the same split as below.
+    let above = [Orientation::Above];
+    let chosen = split_audit(
+        scores_d,
+        scores_p,
+        &above,
+        statistic,
+        delta,
+        selection_gamma,
+    )?;
     let (eval_d, eval_p) = (
         &scores_d[scores_d.len() / 2..],
         &scores_p[scores_p.len() / 2..],
@@ -398,7 +421,13 @@ pub fn audit(
     let scores = |v: &[(f64, bool, Option<Event>)]| v.iter().map(|r| r.0).collect::<Vec<_>>();
     let fails = |v: &[(f64, bool, Option<Event>)]| v.iter().filter(|r| r.1).count() as u64;
     let (scores_d, scores_p) = (scores(&on_d), scores(&on_p));
-    let test = threshold_test(&scores_d, &scores_p, cfg.delta, gamma, selection_gamma)?;
+    let test = threshold_test(
+        &scores_d,
+        &scores_p,
+        Statistic::Threshold,
+        cfg.delta,
+        (gamma, selection_gamma),
+    )?;
     let epsilon_gdp = dp_core::audit::gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
     let epsilon_ceiling = ceiling(
         &audited.event,
@@ -428,13 +457,7 @@ pub fn audit(
         delta: cfg.delta,
         confidence: 1.0 - gamma,
         runs_per_side: runs,
-        test: Some(Test {
-            threshold: test.threshold,
-            false_positives: test.counts.false_positives,
-            negatives: test.counts.negatives,
-            false_negatives: test.counts.false_negatives,
-            positives: test.counts.positives,
-        }),
+        test: Some(Test::from(&test)),
         one_run: None,
         epsilon_gdp: Some(epsilon_gdp),
         epsilon_ceiling,
@@ -449,6 +472,7 @@ pub fn audit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dp_core::audit::threshold::split_threshold_audit;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use rand_distr::StandardNormal;
@@ -478,7 +502,7 @@ mod tests {
         );
         let new: Vec<ThresholdAudit> = confidences
             .iter()
-            .map(|&c| threshold_test(&d, &p, 1e-5, 1.0 - c, 0.05).unwrap())
+            .map(|&c| threshold_test(&d, &p, Statistic::Threshold, 1e-5, (1.0 - c, 0.05)).unwrap())
             .collect();
         let bounds: Vec<f64> = new.iter().map(|t| t.epsilon_lb).collect();
         assert!(

@@ -16,7 +16,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use dp_core::audit::ceiling::{Tradeoff, ceiling};
 use dp_core::audit::gdp;
-use dp_core::audit::threshold::{Orientation, Statistic, fixed_threshold_audit, split_audit};
+use dp_core::audit::threshold::Statistic;
 use dp_core::seed::derive_seed;
 use rayon::prelude::*;
 
@@ -75,20 +75,8 @@ pub fn audit(
     } else {
         Statistic::Threshold
     };
-    let above = [Orientation::Above];
-    let chosen = split_audit(
-        &scores_d,
-        &scores_p,
-        &above,
-        statistic,
-        cfg.delta,
-        selection_gamma,
-    )?;
-    let (eval_d, eval_p) = (
-        &scores_d[scores_d.len() / 2..],
-        &scores_p[scores_p.len() / 2..],
-    );
-    let test = fixed_threshold_audit(eval_d, eval_p, chosen.threshold, cfg.delta, gamma)?;
+    let gammas = (gamma, selection_gamma);
+    let test = one::threshold_test(&scores_d, &scores_p, statistic, cfg.delta, gammas)?;
     let epsilon_gdp = gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
     let (lower, ceiling) = match mu {
         Some(mu) => {
@@ -135,13 +123,7 @@ pub fn audit(
         delta: cfg.delta,
         confidence: 1.0 - gamma,
         runs_per_side: runs,
-        test: Some(Test {
-            threshold: test.threshold,
-            false_positives: test.counts.false_positives,
-            negatives: test.counts.negatives,
-            false_negatives: test.counts.false_negatives,
-            positives: test.counts.positives,
-        }),
+        test: Some(Test::from(&test)),
         one_run: None,
         epsilon_gdp: Some(epsilon_gdp),
         epsilon_ceiling: ceiling,

@@ -16,9 +16,9 @@
 //! rarer error.
 
 use crate::accounting::pld::{Pld, Pmf};
-use crate::audit::gdp::{epsilon_from_mu, mu_lower_bound, norm_quantile, norm_quantile_log};
+use crate::audit::gdp::{norm_quantile, norm_quantile_log};
 pub use crate::audit::threshold::Statistic;
-use crate::audit::threshold::{Counts, SHORTLIST, epsilon_lower_bound};
+use crate::audit::threshold::{Counts, SHORTLIST};
 use crate::audit::{check_audit_delta, check_gamma};
 use crate::error::{DpError, Result, check_positive, ensure};
 use crate::special::norm_cdf;
@@ -184,12 +184,6 @@ pub fn ceiling(
     check_gamma(gamma)?;
     check_positive("negatives", negatives as f64)?;
     check_positive("positives", positives as f64)?;
-    let exact = |counts: Counts| -> Result<f64> {
-        match statistic {
-            Statistic::Threshold => epsilon_lower_bound(counts, delta, gamma),
-            Statistic::Gdp => epsilon_from_mu(mu_lower_bound(counts, gamma)?, delta),
-        }
-    };
     // Exact Clopper–Pearson bounds cost O(count) each; rank the candidates by the Wilson
     // stand-in (closed form, as the split audits rank theirs) and compute the best few.
     let z = -norm_quantile_log((0.5 * gamma).ln())?;
@@ -219,7 +213,7 @@ pub fn ceiling(
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut best = 0.0f64;
     for &(_, counts) in candidates.iter().take(SHORTLIST) {
-        best = best.max(exact(counts)?);
+        best = best.max(statistic.bound(counts, delta, gamma)?);
     }
     Ok(best)
 }

@@ -93,6 +93,15 @@ pub enum Statistic {
 }
 
 impl Statistic {
+    /// The statistic's lower bound on ε at `delta` from one test's counts, valid with
+    /// probability ≥ 1 − γ (for [`Statistic::Gdp`] only where the curve is Gaussian).
+    pub fn bound(self, counts: Counts, delta: f64, gamma: f64) -> Result<f64> {
+        match self {
+            Statistic::Threshold => epsilon_lower_bound(counts, delta, gamma),
+            Statistic::Gdp => crate::audit::gdp::epsilon_lower_bound(counts, delta, gamma),
+        }
+    }
+
     /// The statistic's exact ranking value for counts: the unfloored threshold bound, or μ_lb.
     pub(crate) fn exact_rank(self, counts: Counts, delta: f64, gamma: f64) -> Result<f64> {
         match self {
