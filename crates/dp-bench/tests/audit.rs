@@ -341,6 +341,15 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
             method("alg1"),
             vec!["`audit.canaries` = 100001", "100000"],
         ),
+        (
+            "trials = 1",
+            "test = \"one_run\"\ncanary = \"gradient\"\n",
+            method("alg1"),
+            vec![
+                "`audit.canary` = \"gradient\"",
+                "audit.test = \"threshold\"",
+            ],
+        ),
         // The general name limit or the audit's file-name limit, whichever comes first.
         ("trials = 2", "", method(&"m".repeat(300)), vec!["method"]),
     ];
