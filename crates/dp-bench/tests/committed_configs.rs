@@ -39,8 +39,9 @@ fn every_committed_config_validates_as_its_study() {
         }
         if let Err(e) = (kind.plan)(path, Some(Path::new("/nonexistent/out"))) {
             let message = format!("{e:#}");
-            // An audit config has parsed and validated before the plan refuses to shard it.
-            if message.contains("an audit runs whole on one machine") {
+            // A one-run audit config has parsed and validated before the plan refuses to
+            // shard it.
+            if message.contains("a one-run audit is one training run") {
                 continue;
             }
             // Neel et al.'s exact-oracle kinds exist only in builds with the `mip` feature.

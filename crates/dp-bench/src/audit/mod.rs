@@ -15,6 +15,8 @@
 pub mod one;
 pub mod one_run;
 pub mod pair;
+pub mod runs;
+pub mod sharded;
 pub mod table;
 pub mod white_box;
 
@@ -29,6 +31,8 @@ use crate::experiment::provenance::Provenance;
 use crate::experiment::runner::progress_bar;
 use crate::files::{lock_dir, write_text_atomic};
 pub use one::Outcome;
+use runs::{Done, Step};
+pub use sharded::{merge, run_shard};
 
 /// Version of how an audit draws and scores its runs (part of every fingerprint).
 const SCHEME: u32 = 2;
@@ -51,6 +55,7 @@ const MAX_FILE_NAME: usize = 255;
 pub const MAX_ONE_RUN_ENTRIES: u64 = 50_000_000;
 
 /// What `dp-bench audit` did.
+#[derive(Debug)]
 pub struct AuditRun {
     /// Every (method, ε) outcome, in config order.
     pub outcomes: Vec<Outcome>,
@@ -206,68 +211,152 @@ fn stored(path: &Path, fingerprint: &str) -> Option<Outcome> {
 
 /// Runs (or resumes) every audit of `cfg` into `dir`.
 pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
-    let settings = cfg.audit.as_ref().with_context(
-        || "the config has no [audit] table: it is a grid, run it with `dp-bench run`",
-    )?;
-    let start = Instant::now();
-    check_file_names(cfg.methods.keys(), &cfg.epsilons).map_err(crate::error::UsageError)?;
-    let base = pair::base_rows(&cfg.dataset, settings.base)?;
-    // Every mechanism is built before anything is written: a config that cannot be audited
-    // leaves no folder behind.
-    let one_run = settings.test == AuditTest::OneRun;
-    if one_run {
-        check_one_run_size(&base, settings.canaries).map_err(crate::error::UsageError)?;
+    whole(cfg, dir, show, None)
+}
+
+/// The audits of a config as one process runs them, after their checks: the base rows, each
+/// audit's [`one::Probe`], the γ of each bound.
+struct Plan<'a> {
+    settings: &'a crate::experiment::audit_settings::AuditSettings,
+    base: dp_data::Dataset,
+    probes: Vec<one::Probe>,
+    gammas: (f64, f64),
+}
+
+impl<'a> Plan<'a> {
+    /// Checks everything that can be checked before a run (names, sizes, every mechanism).
+    fn new(cfg: &'a Config) -> anyhow::Result<Plan<'a>> {
+        let settings = cfg.audit.as_ref().with_context(
+            || "the config has no [audit] table: it is a grid, run it with `dp-bench run`",
+        )?;
+        check_file_names(cfg.methods.keys(), &cfg.epsilons).map_err(crate::error::UsageError)?;
+        let base = pair::base_rows(&cfg.dataset, settings.base)?;
+        // Every mechanism is built before anything is written: a config that cannot be
+        // audited leaves no folder behind.
+        let one_run = settings.test == AuditTest::OneRun;
+        if one_run {
+            check_one_run_size(&base, settings.canaries).map_err(crate::error::UsageError)?;
+        }
+        let probes = one::check_all(cfg, &base, one_run)
+            .map_err(|e| crate::error::UsageError(format!("{e:#}")))?;
+        let count = cfg.methods.len() * cfg.epsilons.len();
+        let gamma = (1.0 - settings.confidence) / count as f64;
+        Ok(Plan {
+            settings,
+            base,
+            probes,
+            gammas: (gamma, SELECTION_GAMMA),
+        })
     }
-    let mut probes = one::check_all(cfg, &base, one_run)
-        .map_err(|e| crate::error::UsageError(format!("{e:#}")))?
-        .into_iter();
+
+    /// Every (method, ε) audit with its probe and fingerprint, in config order.
+    fn audits(
+        &self,
+        cfg: &'a Config,
+    ) -> impl Iterator<Item = (&'a String, &'a MethodSpec, f64, one::Probe, String)> + '_ {
+        cfg.methods
+            .iter()
+            .flat_map(|(name, spec)| cfg.epsilons.iter().map(move |&e| (name, spec, e)))
+            .zip(&self.probes)
+            .map(move |((name, spec, e), &probe)| {
+                let fp = fingerprint(cfg, spec, name, e, self.gammas);
+                (name, spec, e, probe, fp)
+            })
+    }
+
+    /// One threshold or white-box audit's `step`.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &self,
+        cfg: &Config,
+        name: &str,
+        spec: &MethodSpec,
+        epsilon: f64,
+        probe: one::Probe,
+        fp: String,
+        step: Step,
+        bar: &indicatif::ProgressBar,
+    ) -> anyhow::Result<Done> {
+        let (base, gammas) = (&self.base, self.gammas);
+        if self.settings.canary == Canary::Gradient {
+            white_box::audit(cfg, base, name, spec, epsilon, gammas, fp, step, bar)
+        } else {
+            one::audit(cfg, base, name, spec, epsilon, gammas, fp, probe, step, bar)
+        }
+    }
+}
+
+/// Every audit of `cfg` into `dir`: its runs made now, or (`shards`) taken from the blocks
+/// the shards' folders hold.
+fn whole(
+    cfg: &Config,
+    dir: &Path,
+    show: bool,
+    shards: Option<(&[PathBuf], usize)>,
+) -> anyhow::Result<AuditRun> {
+    let start = Instant::now();
+    let plan = Plan::new(cfg)?;
+    let settings = plan.settings;
+    let one_run = settings.test == AuditTest::OneRun;
+    anyhow::ensure!(
+        !(one_run && shards.is_some()),
+        "a one-run audit is one training run: it has no shards to merge"
+    );
     let _lock = lock_dir(dir, "audit")?;
     let audits_dir = dir.join("audits");
     std::fs::create_dir_all(&audits_dir)
         .with_context(|| format!("cannot create {}", audits_dir.display()))?;
-    let count = cfg.methods.len() * cfg.epsilons.len();
-    let gamma = (1.0 - settings.confidence) / count as f64;
-    let selection_gamma = SELECTION_GAMMA;
-    let bar = progress_bar(count * 2 * cfg.trials as usize, "runs", show);
+    let count = plan.probes.len();
+    let runs_now = if shards.is_some() {
+        0
+    } else {
+        cfg.trials as usize
+    };
+    let bar = progress_bar(count * 2 * runs_now, "runs", show);
     let (mut outcomes, mut ran, mut reused) = (Vec::new(), 0, 0);
-    for (name, spec) in &cfg.methods {
-        for &epsilon in &cfg.epsilons {
-            let probe = probes.next().expect("check_all probes every audit");
-            let fp = fingerprint(cfg, spec, name, epsilon, (gamma, selection_gamma));
-            let path = audits_dir.join(format!("{name}@{epsilon}.json"));
-            if let Some(o) = stored(&path, &fp) {
-                bar.inc(2 * u64::from(cfg.trials));
-                outcomes.push(o);
-                reused += 1;
-                continue;
-            }
-            let o = if one_run {
-                let mk = (settings.canaries, settings.guesses);
-                let o = one_run::audit(cfg, &base, name, spec, epsilon, gamma, fp, probe, mk)?;
-                bar.inc(2);
-                o
-            } else {
-                let gammas = (gamma, selection_gamma);
-                let (o, scores) = if settings.canary == Canary::Gradient {
-                    white_box::audit(cfg, &base, name, spec, epsilon, gammas, fp, &bar)?
-                } else {
-                    one::audit(cfg, &base, name, spec, epsilon, gammas, fp, probe, &bar)?
-                };
-                if settings.keep_scores {
-                    write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
-                }
-                o
-            };
-            write_text_atomic(&path, &serde_json::to_string_pretty(&o)?)?;
+    for (name, spec, epsilon, probe, fp) in plan.audits(cfg) {
+        let path = audits_dir.join(format!("{name}@{epsilon}.json"));
+        if let Some(o) = stored(&path, &fp) {
+            bar.inc((2 * runs_now) as u64);
             outcomes.push(o);
-            ran += 1;
+            reused += 1;
+            continue;
         }
+        let o = if one_run {
+            let mk = (settings.canaries, settings.guesses);
+            let gamma = plan.gammas.0;
+            let o = one_run::audit(cfg, &plan.base, name, spec, epsilon, gamma, fp, probe, mk)?;
+            bar.inc(2);
+            o
+        } else {
+            let step = match shards {
+                None => Step::Whole,
+                Some((dirs, n)) => {
+                    Step::Merged(sharded::gather(dirs, n, name, epsilon, &fp, cfg.trials)?)
+                }
+            };
+            let Done::Outcome(o, scores) =
+                plan.step(cfg, name, spec, epsilon, probe, fp, step, &bar)?
+            else {
+                unreachable!("a whole or merged audit ends in its outcome")
+            };
+            if settings.keep_scores {
+                write_scores(&dir.join("scores"), &format!("{name}@{epsilon}"), &scores)?;
+            }
+            *o
+        };
+        write_text_atomic(&path, &serde_json::to_string_pretty(&o)?)?;
+        outcomes.push(o);
+        ran += 1;
     }
     bar.finish_and_clear();
     set_aside_stale(&audits_dir, cfg)?;
     table::write(dir, &outcomes)?;
     let seconds = start.elapsed().as_secs_f64();
-    Provenance::here("audit", seconds, &cfg.dataset.name).write(dir)?;
+    let how = shards.map_or("audit".to_string(), |(d, _)| {
+        format!("merge of {} shards", d.len())
+    });
+    Provenance::here(&how, seconds, &cfg.dataset.name).write(dir)?;
     Ok(AuditRun {
         outcomes,
         dir: dir.to_path_buf(),

@@ -1,6 +1,7 @@
 //! One audit: a method's mechanism at one target ε, run `trials` times on each dataset of a
 //! [`Pair`], scored, and turned into a lower bound on ε by the threshold test.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use dp_core::accounting::event::{Event, Neighbours};
@@ -8,11 +9,10 @@ use dp_core::audit::threshold::{
     Orientation, Statistic, ThresholdAudit, fixed_threshold_audit, split_audit,
 };
 use dp_core::learn::GlmData;
-use dp_core::seed::derive_seed;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::pair::Pair;
+use super::runs::{self, Done, Runs, Step};
 use crate::experiment::config::{Config, MethodSpec};
 use crate::methods::audited::Audited;
 use crate::methods::row_clip::RowClip;
@@ -98,7 +98,7 @@ fn threshold() -> String {
 }
 
 /// JSON has no ∞: a certified ε of ∞ (no guarantee) is written as `null` and read back as ∞.
-mod infinite_as_null {
+pub(super) mod infinite_as_null {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -350,8 +350,9 @@ pub(super) fn ceiling(
     )?))
 }
 
-/// Runs the audit of `spec` (named `name`) at `epsilon` on `base` rows; `gammas` are the
-/// bound's γ and the γ at which the threshold is chosen ([`threshold_test`]).
+/// Runs the audit of `spec` (named `name`) at `epsilon` on `base` rows, or the `step` of it
+/// asked for; `gammas` are the bound's γ and the γ at which the threshold is chosen
+/// ([`threshold_test`]).
 #[allow(clippy::too_many_arguments)]
 pub fn audit(
     cfg: &Config,
@@ -362,8 +363,9 @@ pub fn audit(
     (gamma, selection_gamma): (f64, f64),
     fingerprint: String,
     probe: Probe,
+    step: Step,
     progress: &indicatif::ProgressBar,
-) -> anyhow::Result<(Outcome, [Vec<f64>; 2])> {
+) -> anyhow::Result<Done> {
     let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
     // The relation comes from the mechanism (probed on the base rows); the mechanism audited
     // is built on D itself (same n as the base rows under either relation).
@@ -373,34 +375,6 @@ pub fn audit(
     let audited = spec.method.mechanism(&ctx_d, epsilon).map_err(at)?;
     let (_keep_d, data_d) = rows(&ctx_d, &audited)?;
     let (_keep_p, data_p) = rows(&ctx_p, &audited)?;
-    let start = Instant::now();
-    let runs = cfg.trials as u64;
-    let side = |which: u8, data: &GlmData<'_>| -> Vec<(f64, bool, Option<Event>)> {
-        (0..runs)
-            .into_par_iter()
-            .map(|i| {
-                let seed = derive_seed(&[
-                    &cfg.seed.to_le_bytes(),
-                    name.as_bytes(),
-                    &epsilon.to_bits().to_le_bytes(),
-                    &[which],
-                    &i.to_le_bytes(),
-                ]);
-                let out = match audited.release.release(data, seed) {
-                    Ok((theta, event)) => {
-                        let other = (event != audited.event).then_some(event);
-                        (theta[pair.feature], false, other)
-                    }
-                    // Releasing nothing is an output too: scored, never dropped.
-                    Err(_) => (0.0, true, None),
-                };
-                progress.inc(1);
-                out
-            })
-            .collect()
-    };
-    let (on_d, on_p) = (side(0, &data_d), side(1, &data_p));
-    let seconds = start.elapsed().as_secs_f64();
     let group = audited.neighbours == Neighbours::ReplaceOne
         && audited.certificate == Neighbours::AddRemove;
     let certify = |e: &Event| {
@@ -410,17 +384,49 @@ pub fn audit(
             ctx_d.certify(e)
         }
     };
-    let mut certified = certify(&audited.event)?;
-    let mut seen = Vec::new();
-    for e in on_d.iter().chain(&on_p).filter_map(|r| r.2.as_ref()) {
-        if !seen.contains(e) {
-            certified = certified.max(certify(e)?);
-            seen.push(e.clone());
+    let draw = |range: Range<u64>| -> anyhow::Result<Runs> {
+        let start = Instant::now();
+        let side = |which: u8, data: &GlmData<'_>| -> Vec<(f64, bool, Option<Event>)> {
+            let (seed, eps) = (cfg.seed.to_le_bytes(), epsilon.to_bits().to_le_bytes());
+            let key: [&[u8]; 4] = [&seed, name.as_bytes(), &eps, &[which]];
+            runs::each(range.clone(), &key, progress, |seed| {
+                match audited.release.release(data, seed) {
+                    Ok((theta, event)) => {
+                        let other = (event != audited.event).then_some(event);
+                        (theta[pair.feature], false, other)
+                    }
+                    // Releasing nothing is an output too: scored, never dropped.
+                    Err(_) => (0.0, true, None),
+                }
+            })
+        };
+        let (on_d, on_p) = (side(0, &data_d), side(1, &data_p));
+        let seconds = start.elapsed().as_secs_f64();
+        let mut certified = certify(&audited.event)?;
+        let mut seen = Vec::new();
+        for e in on_d.iter().chain(&on_p).filter_map(|r| r.2.as_ref()) {
+            if !seen.contains(e) {
+                certified = certified.max(certify(e)?);
+                seen.push(e.clone());
+            }
         }
-    }
-    let scores = |v: &[(f64, bool, Option<Event>)]| v.iter().map(|r| r.0).collect::<Vec<_>>();
-    let fails = |v: &[(f64, bool, Option<Event>)]| v.iter().filter(|r| r.1).count() as u64;
-    let (scores_d, scores_p) = (scores(&on_d), scores(&on_p));
+        let scores = |v: &[(f64, bool, Option<Event>)]| v.iter().map(|r| r.0).collect();
+        let fails = |v: &[(f64, bool, Option<Event>)]| v.iter().filter(|r| r.1).count() as u64;
+        Ok(Runs {
+            fingerprint: fingerprint.clone(),
+            first: range.start,
+            scores: [scores(&on_d), scores(&on_p)],
+            failures: [fails(&on_d), fails(&on_p)],
+            certified,
+            seconds,
+        })
+    };
+    let runs = match step {
+        Step::Whole => draw(0..u64::from(cfg.trials))?,
+        Step::Block(range) => return Ok(Done::Part(draw(range)?)),
+        Step::Merged(runs) => runs,
+    };
+    let [scores_d, scores_p] = runs.scores;
     let test = threshold_test(
         &scores_d,
         &scores_p,
@@ -431,7 +437,7 @@ pub fn audit(
     let epsilon_gdp = dp_core::audit::gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
     let epsilon_ceiling = ceiling(
         &audited.event,
-        certified,
+        runs.certified,
         group,
         test.counts,
         cfg.delta,
@@ -452,21 +458,21 @@ pub fn audit(
         threat_model: black_box(),
         statistic: threshold(),
         epsilon_target: epsilon,
-        epsilon_certified: certified,
+        epsilon_certified: runs.certified,
         epsilon_lower: test.epsilon_lb,
         delta: cfg.delta,
         confidence: 1.0 - gamma,
-        runs_per_side: runs,
+        runs_per_side: scores_d.len() as u64,
         test: Some(Test::from(&test)),
         one_run: None,
         epsilon_gdp: Some(epsilon_gdp),
         epsilon_ceiling,
-        failures: [fails(&on_d), fails(&on_p)],
+        failures: runs.failures,
         feature: pair.feature,
-        seconds,
+        seconds: runs.seconds,
         fingerprint,
     };
-    Ok((outcome, [scores_d, scores_p]))
+    Ok(Done::Outcome(Box::new(outcome), [scores_d, scores_p]))
 }
 
 #[cfg(test)]

@@ -11,20 +11,20 @@
 //! Clopper–Pearson threshold bound. The certificate compared with is the event of the same
 //! mechanism: releasing every step is what DP-SGD's accounting composes.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use dp_core::audit::ceiling::{Tradeoff, ceiling};
 use dp_core::audit::gdp;
 use dp_core::audit::threshold::Statistic;
-use dp_core::seed::derive_seed;
-use rayon::prelude::*;
 
 use super::one::{self, Outcome, Test};
+use super::runs::{self, Done, Runs, Step};
 use crate::experiment::config::{Config, MethodSpec};
 
-/// Runs the white-box audit of `spec` (named `name`) at `epsilon` on `base` rows; `gammas`
-/// are the bound's γ and the γ the threshold is chosen at.
+/// Runs the white-box audit of `spec` (named `name`) at `epsilon` on `base` rows, or the
+/// `step` of it asked for; `gammas` are the bound's γ and the γ the threshold is chosen at.
 #[allow(clippy::too_many_arguments)]
 pub fn audit(
     cfg: &Config,
@@ -34,8 +34,9 @@ pub fn audit(
     epsilon: f64,
     (gamma, selection_gamma): (f64, f64),
     fingerprint: String,
+    step: Step,
     progress: &indicatif::ProgressBar,
-) -> anyhow::Result<(Outcome, [Vec<f64>; 2])> {
+) -> anyhow::Result<Done> {
     let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
     let prepared = one::prepared(cfg, base)?;
     let ctx = prepared.context()?;
@@ -45,30 +46,42 @@ pub fn audit(
         .as_ref()
         .with_context(|| format!("`methods.{name}` releases no steps to audit white-box"))?;
     let (_keep, data) = one::rows(&ctx, &audited)?;
-    let start = Instant::now();
-    let runs = u64::from(cfg.trials);
-    let side = |canary: bool| -> anyhow::Result<Vec<f64>> {
-        (0..runs)
-            .into_par_iter()
-            .map(|i| {
-                let seed = derive_seed(&[
-                    &cfg.seed.to_le_bytes(),
-                    b"white-box",
-                    name.as_bytes(),
-                    &epsilon.to_bits().to_le_bytes(),
-                    &[u8::from(canary)],
-                    &i.to_le_bytes(),
-                ]);
-                let score = view.score(&data, seed, canary);
-                progress.inc(1);
-                score
+    let certified = ctx.certify(&audited.event)?;
+    let draw = |range: Range<u64>| -> anyhow::Result<Runs> {
+        let start = Instant::now();
+        let side = |canary: bool| -> anyhow::Result<Vec<f64>> {
+            let (seed, eps) = (cfg.seed.to_le_bytes(), epsilon.to_bits().to_le_bytes());
+            let key: [&[u8]; 5] = [
+                &seed,
+                b"white-box",
+                name.as_bytes(),
+                &eps,
+                &[u8::from(canary)],
+            ];
+            runs::each(range.clone(), &key, progress, |seed| {
+                view.score(&data, seed, canary)
             })
+            .into_iter()
             .collect::<Result<Vec<f64>, _>>()
             .map_err(|e| at(e.into()))
+        };
+        let scores = [side(false)?, side(true)?];
+        Ok(Runs {
+            fingerprint: fingerprint.clone(),
+            first: range.start,
+            scores,
+            failures: [0, 0],
+            certified,
+            seconds: start.elapsed().as_secs_f64(),
+        })
     };
-    let (scores_d, scores_p) = (side(false)?, side(true)?);
-    let seconds = start.elapsed().as_secs_f64();
-    let certified = ctx.certify(&audited.event)?;
+    let runs = match step {
+        Step::Whole => draw(0..u64::from(cfg.trials))?,
+        Step::Block(range) => return Ok(Done::Part(draw(range)?)),
+        Step::Merged(runs) => runs,
+    };
+    let [scores_d, scores_p] = runs.scores;
+    let seconds = runs.seconds;
     let mu = view.gaussian_mu();
     let statistic = if mu.is_some() {
         Statistic::Gdp
@@ -122,7 +135,7 @@ pub fn audit(
         epsilon_lower: lower,
         delta: cfg.delta,
         confidence: 1.0 - gamma,
-        runs_per_side: runs,
+        runs_per_side: scores_d.len() as u64,
         test: Some(Test::from(&test)),
         one_run: None,
         epsilon_gdp: Some(epsilon_gdp),
@@ -132,5 +145,5 @@ pub fn audit(
         seconds,
         fingerprint,
     };
-    Ok((outcome, [scores_d, scores_p]))
+    Ok(Done::Outcome(Box::new(outcome), [scores_d, scores_p]))
 }

@@ -19,6 +19,11 @@ pub struct AuditArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Run one shard's block of every audit's runs into <results>/shards/I-of-N/ (then
+    /// `dp-bench merge <results>`, which gives the table one process would): I/N, slurm,
+    /// slurm/N or k8s/N, as `dp-bench run --shard`. A one-run audit runs whole in shard 0.
+    #[arg(long, value_name = "SPEC")]
+    shard: Option<String>,
 }
 
 /// Runs the audits; fails (exit 1) when any measured ε exceeds its certified ε.
@@ -41,6 +46,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
             args.config.display()
         ));
     }
+    let shard = super::run::parse_shard(args.shard.as_deref())?;
     crate::studies::commands::announce(&cfg, &args.config, false)?;
-    crate::studies::run_audit(&cfg, &args.config, args.out, args.quiet)
+    crate::studies::run_audit(&cfg, &args.config, args.out, args.quiet, shard)
 }

@@ -28,6 +28,10 @@ pub fn run_merge(args: MergeArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let report = merge(&args.results)?;
+    if let Some(run) = &report.audit {
+        errln!("merged {} shards", report.shards);
+        return crate::studies::report_audit(&report.dir.display().to_string(), run);
+    }
     errln!(
         "merged {} shards: {} cells; results in {}",
         report.shards,

@@ -26,8 +26,11 @@ pub struct MergeReport {
     pub dir: PathBuf,
     /// Shards merged.
     pub shards: usize,
-    /// Cells in the merged tables.
+    /// Cells in the merged tables (audits, for an audit config).
     pub cells: usize,
+    /// The merged audits' run, for an audit config (its table is `audit.md`, not
+    /// `summary.md`).
+    pub audit: Option<crate::audit::AuditRun>,
 }
 
 /// Merges the shards of `dir` into `dir`.
@@ -64,6 +67,17 @@ pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
                 found[0].0.display()
             );
         }
+    }
+
+    if cfg.audit.is_some() {
+        let dirs: Vec<PathBuf> = found.iter().map(|(p, _)| p.clone()).collect();
+        let run = crate::audit::merge(&cfg, dir, &dirs, count)?;
+        return Ok(MergeReport {
+            dir: dir.to_path_buf(),
+            shards: found.len(),
+            cells: run.outcomes.len(),
+            audit: Some(run),
+        });
     }
 
     // Opening a shard's store takes its lock (a shard still running is an error) and
@@ -143,6 +157,7 @@ pub fn merge(dir: &Path) -> anyhow::Result<MergeReport> {
         dir: dir.to_path_buf(),
         shards: found.len(),
         cells: cells.len(),
+        audit: None,
     })
 }
 

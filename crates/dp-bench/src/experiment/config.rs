@@ -313,6 +313,9 @@ impl Config {
         if let Some(d) = &self.output_dir {
             v["output_dir"] = d.display().to_string().into();
         }
+        if let Some(a) = &self.audit {
+            v["audit"] = serde_json::to_value(a)?;
+        }
         Ok(toml::to_string_pretty(&drop_nulls(v))?)
     }
 

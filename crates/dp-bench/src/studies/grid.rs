@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use super::{Planned, Request, StudyKind};
 use crate::audit::table::Verdict;
 use crate::error::UsageError;
+use crate::experiment::audit_settings::AuditTest;
 use crate::experiment::config::Config;
 use crate::experiment::runner;
+use crate::experiment::shard::Shard;
 
 /// The grid study.
 pub const KIND: StudyKind = StudyKind {
@@ -23,12 +25,7 @@ fn run(req: &Request) -> anyhow::Result<()> {
     let cfg = Config::parse(req.text, req.path)?;
     super::commands::announce(&cfg, req.path, req.no_external)?;
     if cfg.audit.is_some() {
-        // An audit's runs are seeded per (method, ε, side, run) and resume by outcome file;
-        // they are not split into shards.
-        if super::idle_shard(req.path, "an audit", req.shard) {
-            return Ok(());
-        }
-        return run_audit(&cfg, req.path, req.out.clone(), req.quiet);
+        return run_audit(&cfg, req.path, req.out.clone(), req.quiet, req.shard);
     }
     let dir = req
         .out
@@ -60,16 +57,31 @@ fn run(req: &Request) -> anyhow::Result<()> {
 
 fn plan(path: &Path, out: Option<&Path>) -> anyhow::Result<Planned> {
     let cfg = Config::parse(&super::read(path)?, path)?;
-    if cfg.audit.is_some() {
-        return Err(UsageError(format!(
-            "{}: an audit runs whole on one machine (minutes); run it with `dp-bench run`",
-            path.display()
-        ))
-        .into());
+    if let Some(settings) = &cfg.audit {
+        if settings.test == AuditTest::OneRun {
+            return Err(UsageError(format!(
+                "{}: a one-run audit is one training run (minutes); run it with `dp-bench audit`",
+                path.display()
+            ))
+            .into());
+        }
+        return Ok(Planned {
+            out: audit_dir(&cfg, path, out.map(Path::to_path_buf)),
+            from_key: cfg.output_dir.is_some(),
+        });
     }
     Ok(Planned {
         out: out.map_or_else(|| runner::default_out_dir(path, &cfg), Path::to_path_buf),
         from_key: cfg.output_dir.is_some(),
+    })
+}
+
+/// An audit's results folder: `--out`, else the config's `output_dir`, else
+/// `results/audit/<config stem>`.
+fn audit_dir(cfg: &Config, path: &Path, out: Option<PathBuf>) -> PathBuf {
+    out.or_else(|| cfg.output_dir.clone()).unwrap_or_else(|| {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("audit");
+        PathBuf::from("results/audit").join(stem)
     })
 }
 
@@ -80,15 +92,42 @@ pub fn run_audit(
     path: &Path,
     out: Option<PathBuf>,
     quiet: bool,
+    shard: Option<Shard>,
 ) -> anyhow::Result<()> {
-    let dir = out.or_else(|| cfg.output_dir.clone()).unwrap_or_else(|| {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("audit");
-        PathBuf::from("results/audit").join(stem)
-    });
+    // A one-run audit is one training run: whole, in shard 0. Other audits split their runs
+    // (seeded per run) into one block per shard.
+    let one_run = cfg.audit.as_ref().map(|a| a.test) == Some(AuditTest::OneRun);
+    if one_run && super::idle_shard(path, "a one-run audit", shard) {
+        return Ok(());
+    }
+    let shard = shard.filter(|_| !one_run);
+    let dir = audit_dir(cfg, path, out);
+    if let Some(s) = shard {
+        let run = crate::audit::run_shard(cfg, &dir, s, !quiet)?;
+        errln!(
+            "{}: shard {} of {}: its runs of {} audits ({} run now, {} already there) in {:.1} s, \
+             in {}",
+            path.display(),
+            s.index,
+            s.count,
+            run.ran + run.reused,
+            run.ran,
+            run.reused,
+            run.seconds,
+            run.dir.display()
+        );
+        errln!("when every shard is done: dp-bench merge {}", dir.display());
+        return Ok(());
+    }
     let run = crate::audit::run(cfg, &dir, !quiet)?;
+    report_audit(&path.display().to_string(), &run)
+}
+
+/// Prints what an audit run (or merge) found; fails (exit 1) when any measured ε exceeds its
+/// certified ε.
+pub fn report_audit(what: &str, run: &crate::audit::AuditRun) -> anyhow::Result<()> {
     errln!(
-        "{}: {} audits ({} run now, {} reused) in {:.1} s; table in {}",
-        path.display(),
+        "{what}: {} audits ({} run now, {} reused) in {:.1} s; table in {}",
         run.outcomes.len(),
         run.ran,
         run.reused,

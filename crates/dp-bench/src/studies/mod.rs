@@ -19,7 +19,7 @@ use crate::error::UsageError;
 use crate::experiment::config::toml_error;
 use crate::experiment::shard::Shard;
 
-pub use grid::run_audit;
+pub use grid::{report_audit, run_audit};
 
 /// Every study kind, in listing order; the first is the default of a config without `study`.
 pub static STUDIES: &[StudyKind] = &[
