@@ -217,8 +217,9 @@ pub fn check_all(
             if white_box && a.white_box.is_none() {
                 return Err(at(anyhow::anyhow!(
                     "`audit.canary = \"gradient\"` audits the noisy steps a mechanism releases \
-                     (white-box), and `methods.{name}` releases only its final model: audit it \
-                     with `canary = \"rare_feature\"` in a config of its own"
+                     (white-box: DP-SGD and certified P-SGD), and `methods.{name}` is audited by \
+                     its final model only: audit it with `canary = \"rare_feature\"` in a \
+                     config of its own"
                 )));
             }
             if one_run

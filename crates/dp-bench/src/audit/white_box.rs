@@ -15,6 +15,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use anyhow::Context as _;
+use dp_core::accounting::event::Neighbours;
 use dp_core::audit::ceiling::{Tradeoff, ceiling};
 use dp_core::audit::gdp;
 use dp_core::audit::threshold::Statistic;
@@ -123,7 +124,9 @@ pub fn audit(
         calibration: one::calibration_of(spec),
         label: audited.label.clone(),
         learner: crate::experiment::method::identity(spec.method.as_ref()),
-        neighbours: one::relation_name(audited.neighbours).into(),
+        // The canary's gradient is in the sum or not: add/remove, whatever pairs of rows the
+        // mechanism's black-box audit would use.
+        neighbours: one::relation_name(Neighbours::AddRemove).into(),
         certificate: one::relation_name(audited.certificate).into(),
         threat_model: "white-box".into(),
         statistic: match statistic {

@@ -2,7 +2,7 @@
 //! an audit runs thousands of times on two neighbouring datasets is exactly what a cell runs.
 
 use dp_core::accounting::event::{Event, Neighbours};
-use dp_core::learn::{GlmData, Mechanism};
+use dp_core::learn::{GlmData, Mechanism, NoisySteps};
 
 use super::row_clip::RowClip;
 
@@ -34,31 +34,30 @@ pub trait WhiteBox: Send + Sync {
     fn gaussian_mu(&self) -> Option<f64>;
 }
 
-/// White-box DP-SGD: [`dp_core::learn::dpsgd_white_box`] scored by the likelihood ratio of
-/// the claimed sampling rate and noise multiplier.
-pub struct WhiteBoxDpSgd(pub dp_core::learn::DpSgd);
+/// A learner that releases every step's noisy gradient sum ([`NoisySteps`]: DP-SGD,
+/// certified P-SGD), scored by the likelihood ratio of its claimed sampling rate and noise
+/// multiplier.
+pub struct Steps<M>(pub M);
 
-impl WhiteBox for WhiteBoxDpSgd {
+impl<M: NoisySteps> WhiteBox for Steps<M> {
     fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
-        use rand::SeedableRng as _;
         let mut view = dp_core::learn::WhiteBox {
             canary,
             ..Default::default()
         };
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        dp_core::learn::dpsgd_white_box(data, &self.0, &mut rng, &mut view)?;
+        self.0.run_white_box(data, seed, &mut view)?;
         dp_core::audit::white_box::likelihood_ratio(
             &view.updates,
-            self.0.sampling_rate,
-            self.0.noise_multiplier,
+            self.0.sampling_rate(),
+            self.0.noise_multiplier(),
         )
     }
 
     fn gaussian_mu(&self) -> Option<f64> {
         dp_core::audit::white_box::full_batch_mu(
-            self.0.sampling_rate,
-            self.0.steps,
-            self.0.noise_multiplier,
+            self.0.sampling_rate(),
+            self.0.steps(),
+            self.0.noise_multiplier(),
         )
     }
 }

@@ -12,7 +12,7 @@ use dp_core::learn::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::audited::{Audited, Fixed, WhiteBoxDpSgd};
+use super::audited::{Audited, Fixed, Steps};
 use super::{
     Aggregate, CellOutcome, Context, LossKind, Method, MethodEntry, OptimizerKind, Protocol,
     check_grid_size, param_error, parse_table, test_accuracy,
@@ -501,7 +501,7 @@ impl Method for DpsgdConfig {
         Ok(Audited {
             event: mech.event(),
             label: format!("z={z:.4};q={q:.4};T={steps};lr={lr:e}"),
-            white_box: Some(Box::new(WhiteBoxDpSgd(mech.clone()))),
+            white_box: Some(Box::new(Steps(mech.clone()))),
             release: Box::new(Fixed(mech)),
             clip: None,
             neighbours: Neighbours::AddRemove,

@@ -15,6 +15,7 @@ use super::mechanism::Mechanism;
 use super::optimizer::{Optimizer, OptimizerState};
 use super::poisson_sampler::PoissonSampler;
 use super::prefetch;
+use super::white_box::{NoisySteps, WhiteBox};
 use crate::accounting::event::Event;
 use crate::error::{Result, check_nonnegative, check_positive, check_sampling_rate, ensure};
 use crate::features::FeatureMatrix;
@@ -169,19 +170,6 @@ pub fn dpsgd<R: Rng + ?Sized>(
     run(data, params, rng, None)
 }
 
-/// What a white-box auditor of DP-SGD sees and inserts (audit.md §3, the Dirac gradient
-/// canary): one coordinate beyond the data's features, which no row's gradient touches, and,
-/// when `canary` holds, one more example whose clipped gradient is C·e_j there, sampled by its
-/// own Poisson coin like every row. Each step's released noisy sum at that coordinate, in
-/// units of C, is recorded: Bernoulli(q) when the canary is in, 0 when out, plus z·N(0, 1).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct WhiteBox {
-    /// Whether the canary is in the dataset (D′) or not (D).
-    pub canary: bool,
-    /// The noisy sums at the canary's coordinate, one per step, divided by C.
-    pub updates: Vec<f64>,
-}
-
 /// Runs DP-SGD as [`dpsgd`] does, with the white-box auditor's extra coordinate and canary.
 /// Everything else (sampling, clipping, the noise on every coordinate, the steps) is the
 /// production loop's; θ is released without the extra coordinate.
@@ -194,6 +182,25 @@ pub fn dpsgd_white_box<R: Rng + ?Sized>(
     white_box.updates.clear();
     white_box.updates.reserve(params.steps);
     run(data, params, rng, Some(white_box))
+}
+
+impl NoisySteps for DpSgd {
+    fn run_white_box(&self, data: &GlmData<'_>, seed: u64, view: &mut WhiteBox) -> Result<()> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        dpsgd_white_box(data, self, &mut rng, view).map(|_| ())
+    }
+
+    fn sampling_rate(&self) -> f64 {
+        self.sampling_rate
+    }
+
+    fn noise_multiplier(&self) -> f64 {
+        self.noise_multiplier
+    }
+
+    fn steps(&self) -> usize {
+        self.steps
+    }
 }
 
 fn run<R: Rng + ?Sized>(

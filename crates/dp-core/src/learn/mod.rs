@@ -25,13 +25,13 @@ pub mod poisson_sampler;
 mod prefetch;
 pub mod synthetic;
 pub mod tuning;
+pub mod white_box;
 
 pub use alg1::{Alg1, Alg1Report, Alg1Spec};
 pub use baseline::{fit_glm, logistic_regression};
 pub use data::GlmData;
 pub use dpsgd::{
-    DpSgd, DpSgdOutput, DpSgdReport, WhiteBox, dpsgd, dpsgd_white_box, expected_batch,
-    poisson_schedule,
+    DpSgd, DpSgdOutput, DpSgdReport, dpsgd, dpsgd_white_box, expected_batch, poisson_schedule,
 };
 pub use lbfgs::{LbfgsOptions, LbfgsReport, LbfgsStatus};
 pub use loss::{GlmLoss, beta, lipschitz};
@@ -42,3 +42,4 @@ pub use optimizer::Optimizer;
 pub use tuning::{
     Candidates, RepeatAndSelect, Selected, Tuned, best_of, draw_runs, log_grid, select_best,
 };
+pub use white_box::{NoisySteps, WhiteBox};

@@ -53,9 +53,9 @@ pub fn mechanism<'c, G: Grid>(
         event: mech.event(),
         label: m.grid.label(p),
         clip: Some(m.grid.clip(p)),
+        white_box: G::white_box(&mech),
         release: Box::new(PointRelease::<G> { mech }),
         neighbours: Neighbours::ReplaceOne,
         certificate: m.grid.certificate(),
-        white_box: None,
     })
 }

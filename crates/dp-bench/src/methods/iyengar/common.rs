@@ -138,6 +138,12 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
     /// The run's main noise scale, for the records.
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64;
 
+    /// What a white-box auditor sees of the mechanism (`audit.canary = "gradient"`), for
+    /// those that release every step's noisy sum under an add/remove certificate.
+    fn white_box(_mech: &Self::Mech) -> Option<Box<dyn crate::methods::audited::WhiteBox>> {
+        None
+    }
+
     /// The event of what ran: the mechanism's, unless the run changed it (paper-mode AMP's
     /// γ-doubling retries).
     fn ran(mech: &Self::Mech, _report: &<Self::Mech as Mechanism>::Report) -> Event {

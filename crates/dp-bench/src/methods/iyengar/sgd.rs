@@ -4,10 +4,12 @@
 
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::Mechanism;
+use dp_core::learn::iyengar::Calibration;
 use dp_core::learn::iyengar::sgd::{Psgd, PsgdSpec};
 use serde::{Deserialize, Serialize};
 
 use super::common::{Common, Grid, GridMethod};
+use crate::methods::audited::{Steps, WhiteBox};
 use crate::methods::row_clip::RowClip;
 use crate::methods::{Method, MethodEntry, parse_table};
 
@@ -126,6 +128,13 @@ impl Grid for PsgdGrid {
 
     fn clip(&self, p: &PsgdSpec) -> RowClip {
         RowClip::L2(p.lipschitz)
+    }
+
+    /// Certified P-SGD releases every step's Poisson-subsampled noisy sum, its event; paper
+    /// mode's with-replacement batches are not what its event accounts.
+    fn white_box(mech: &Psgd) -> Option<Box<dyn WhiteBox>> {
+        let certified = mech.calibration() == Calibration::Certified && mech.spec().is_live();
+        certified.then(|| Box::new(Steps(mech.clone())) as Box<dyn WhiteBox>)
     }
 
     fn live(&self, p: &PsgdSpec) -> bool {

@@ -24,6 +24,7 @@ pub const SPEC: PaperSpec = PaperSpec {
         "iyengar2019-short-batch",
         "one-run",
         "white-box",
+        "white-box-psgd",
     ],
     figures,
 };

@@ -31,6 +31,7 @@ use crate::learn::data::GlmData;
 use crate::learn::loss::{GlmLoss, lipschitz};
 use crate::learn::mechanism::Mechanism;
 use crate::learn::poisson_sampler::PoissonSampler;
+use crate::learn::white_box::{NoisySteps, WhiteBox};
 use crate::seed::derive_seed;
 
 /// The chosen settings of P-SGD (one grid point of `gridsearch.py:304-314`).
@@ -213,6 +214,11 @@ impl Psgd {
         &self.spec
     }
 
+    /// Which noise formulas it runs.
+    pub fn calibration(&self) -> Calibration {
+        self.calibration
+    }
+
     /// Std σ of the per-step Gaussian on the mean gradient.
     pub fn noise(&self) -> f64 {
         self.noise
@@ -255,6 +261,22 @@ impl Mechanism for Psgd {
     }
 
     fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, PsgdReport)> {
+        self.run(data, seed, None)
+    }
+}
+
+impl Psgd {
+    /// The loop of [`Mechanism::fit`]; with `white_box`, each step also releases the noisy
+    /// sum at the auditor's coordinate (outside θ, so θ's steps and projection are the
+    /// production ones): the canary's clipped gradient G·e_j when its own Poisson coin (drawn
+    /// after the rows') includes it, plus that coordinate's share of the step's noise, drawn
+    /// after θ's.
+    fn run(
+        &self,
+        data: &GlmData<'_>,
+        seed: u64,
+        mut white_box: Option<&mut WhiteBox>,
+    ) -> Result<(Vec<f64>, PsgdReport)> {
         let s = &self.spec;
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
@@ -271,6 +293,7 @@ impl Mechanism for Psgd {
         let mut grad = vec![0.0; d];
         let mut batch = Vec::with_capacity(2 * s.batch + 16);
         let scale = 1.0 / s.batch as f64;
+        let bound = lipschitz(s.loss, s.lipschitz);
         for _ in 0..s.steps {
             match self.calibration {
                 Calibration::Paper => {
@@ -279,16 +302,60 @@ impl Mechanism for Psgd {
                 }
                 Calibration::Certified => sampler.sample_into(&mut rng, &mut batch),
             }
+            let canary = white_box
+                .as_deref()
+                .is_some_and(|w| w.canary && rng.random::<f64>() < self.rate);
             loss_gradient(data, s.loss, &theta, &batch, scale, &mut grad);
             for (t, &g) in theta.iter_mut().zip(&grad) {
                 let noise = self.noise * rng.sample::<f64, _>(StandardNormal);
                 *t -= s.lr * (g + s.lambda * *t + noise);
+            }
+            if let Some(w) = white_box.as_deref_mut() {
+                let noise = self.noise * rng.sample::<f64, _>(StandardNormal);
+                let sum = if canary { bound * scale } else { 0.0 } + noise;
+                w.updates.push(sum / (bound * scale));
             }
             if let Some(c) = s.radius {
                 project_l2(&mut theta, c);
             }
         }
         Ok((theta, self.report()))
+    }
+}
+
+/// P-SGD's certified mode releases, at every step, a Poisson-subsampled Gaussian sum of
+/// per-example gradients bounded by G = L·(the loss's Lipschitz constant) with noise
+/// multiplier z: its event. Paper mode samples with replacement, which the event only
+/// approximates, so it has no white-box view.
+impl NoisySteps for Psgd {
+    fn run_white_box(&self, data: &GlmData<'_>, seed: u64, view: &mut WhiteBox) -> Result<()> {
+        ensure(
+            self.calibration == Calibration::Certified,
+            "calibration",
+            0.0,
+            "a white-box audit of P-SGD needs the certified (Poisson) mode: paper mode's \
+             with-replacement batches are not the event it is accounted as",
+        )?;
+        ensure(
+            self.spec.is_live(),
+            "lambda",
+            self.spec.lambda,
+            "a dead grid point releases nothing",
+        )?;
+        view.updates.clear();
+        self.run(data, seed, Some(view)).map(|_| ())
+    }
+
+    fn sampling_rate(&self) -> f64 {
+        self.rate
+    }
+
+    fn noise_multiplier(&self) -> f64 {
+        self.z
+    }
+
+    fn steps(&self) -> usize {
+        self.spec.steps as usize
     }
 }
 

@@ -7,6 +7,7 @@ use crate::accounting::{PldAccountant, epsilon_of};
 use crate::features::FeatureMatrix;
 use crate::learn::metrics::accuracy;
 use crate::learn::synthetic::halfspace;
+use crate::learn::white_box::{NoisySteps, WhiteBox};
 
 const ADULT_N: usize = 36_176;
 
@@ -261,4 +262,46 @@ fn report_and_spec_serialise() {
     let j = serde_json::to_value(s).unwrap();
     assert_eq!(j["loss"], "logistic");
     assert!(j["radius"].is_null());
+}
+
+/// The white-box view of certified P-SGD: each step's sum at the auditor's coordinate, in units of G, is
+/// canary + z·N(0, 1) (full batch: the canary is in every step), so over 2,000 runs × 10 steps
+/// the means are 0 and 1 and the standard deviation z. Paper mode has no white-box view.
+#[test]
+fn the_white_box_view_is_the_claimed_gaussian_and_paper_mode_has_none() {
+    let (x, y) = separable();
+    let data = GlmData::new(&x, &y).unwrap();
+    let acc = RdpAccountant::new();
+    let t = Target::new(2.0, 1e-5).unwrap();
+    let s = PsgdSpec {
+        lipschitz: 2f64.sqrt(),
+        batch: 400,
+        ..spec(10, 1e-3, Some(10.0))
+    };
+    let m = s.build(Calibration::Certified, 400, t, &acc).unwrap();
+    assert_eq!(m.sampling_rate(), 1.0);
+    let z = m.noise_multiplier();
+    for canary in [false, true] {
+        let mut all = Vec::new();
+        for seed in 0..2000 {
+            let mut view = WhiteBox {
+                canary,
+                ..WhiteBox::default()
+            };
+            m.run_white_box(&data, seed, &mut view).unwrap();
+            assert_eq!(view.updates.len(), 10);
+            all.extend(view.updates);
+        }
+        let n = all.len() as f64;
+        let mean = all.iter().sum::<f64>() / n;
+        let sd = (all.iter().map(|u| (u - mean).powi(2)).sum::<f64>() / n).sqrt();
+        let want = if canary { 1.0 } else { 0.0 };
+        assert!((mean - want).abs() < 4.0 * z / n.sqrt(), "{canary}: {mean}");
+        assert!((sd / z - 1.0).abs() < 0.03, "{canary}: {sd} vs z = {z}");
+    }
+    let paper = s.build(Calibration::Paper, 400, t, &acc).unwrap();
+    let err = paper
+        .run_white_box(&data, 0, &mut WhiteBox::default())
+        .unwrap_err();
+    assert!(err.to_string().contains("certified"), "{err}");
 }
