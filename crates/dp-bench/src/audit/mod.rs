@@ -37,14 +37,7 @@ pub use sharded::{merge, run_shard};
 /// Version of how an audit draws and scores its runs (part of every fingerprint).
 const SCHEME: u32 = 2;
 
-/// The γ at which a threshold audit ranks candidate thresholds on its selection halves,
-/// whatever `audit.confidence` is and however many audits a config holds. Fixed so that a
-/// lower confidence never yields a lower bound ([`one::threshold_test`]). Small, because
-/// ranking at a loose γ prefers far-tail thresholds whose few errors on the selection half
-/// were luck: on N(0, 1) against N(μ, 1), 20 seeds each, the evaluation halves reached on
-/// average 0.73 of the ceiling ([`dp_core::audit::ceiling`]) at μ = 0.27, 10⁵ runs per side,
-/// ranked at γ = 0.05, and 0.91 at 1e-3 (μ = 0.5 and 0.92: 0.86 → 0.91 and 0.93 → 0.98).
-pub const SELECTION_GAMMA: f64 = 1e-3;
+pub use dp_core::audit::threshold::SELECTION_GAMMA;
 
 /// The longest file name (bytes) the usual file systems take (`NAME_MAX` of ext4, APFS,
 /// NTFS): an audit's files are named after its method and ε.

@@ -5,9 +5,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use dp_core::accounting::event::{Event, Neighbours};
-use dp_core::audit::threshold::{
-    Orientation, Statistic, ThresholdAudit, fixed_threshold_audit, split_audit,
-};
+use dp_core::audit::threshold::{Statistic, ThresholdAudit};
 use dp_core::learn::GlmData;
 use serde::{Deserialize, Serialize};
 
@@ -273,46 +271,7 @@ pub(super) fn rows<'c>(
     })
 }
 
-/// The threshold test of an audit's scores (rule "s > t means D′"): the threshold is chosen
-/// on the first half of each side's runs, ranking candidates by `statistic`'s bound at
-/// `selection_gamma`, and the counts (and the threshold bound) are computed on the second
-/// halves at `gamma`.
-///
-/// The choice does not depend on `gamma`, so for the same scores a higher confidence can only
-/// lower the bound (the Clopper–Pearson upper bounds of fixed counts grow as γ shrinks).
-/// Ranking at the bound's own γ let a lower confidence pick a worse threshold: 4,000 runs per
-/// side at ε = 16 measured 0.327, 0 and 0.252 at confidence 0.5, 0.95 and 0.9999999999. The
-/// threshold is still a function of the selection halves only, so the bound stays valid.
-pub fn threshold_test(
-    scores_d: &[f64],
-    scores_p: &[f64],
-    statistic: Statistic,
-    delta: f64,
-    (gamma, selection_gamma): (f64, f64),
-) -> anyhow::Result<ThresholdAudit> {
-    // Only the threshold of this audit is used: split_audit chooses it on the first ⌊N/2⌋
-    // scores of each side, the same split as below.
-    let above = [Orientation::Above];
-    let chosen = split_audit(
-        scores_d,
-        scores_p,
-        &above,
-        statistic,
-        delta,
-        selection_gamma,
-    )?;
-    let (eval_d, eval_p) = (
-        &scores_d[scores_d.len() / 2..],
-        &scores_p[scores_p.len() / 2..],
-    );
-    Ok(fixed_threshold_audit(
-        eval_d,
-        eval_p,
-        chosen.threshold,
-        delta,
-        gamma,
-    )?)
-}
+pub use dp_core::audit::threshold::threshold_test;
 
 /// The threshold test's ceiling for an audit of `event` certified at `certified` over the
 /// runs of `counts` ([`Outcome::epsilon_ceiling`]). A replace-one pair against an add/remove

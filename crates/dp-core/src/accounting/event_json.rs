@@ -15,7 +15,8 @@
 //! `Gaussian{noise_multiplier}`, `Laplace{noise_multiplier}`,
 //! `PoissonSampled{sampling_probability, event}`,
 //! `SampledWithoutReplacement{source_dataset_size, sample_size, event}`,
-//! `SelfComposed{count, event}`, `Composed{events}`.
+//! `SelfComposed{count, event}`, `Composed{events}`, `RepeatAndSelect{event, mean, shape}`
+//! (read only: `shape` null for ∞).
 //!
 //! Neighbouring relation: dp_accounting's RDP accountant accepts `PoissonSampled` only under
 //! ADD_OR_REMOVE_ONE and `SampledWithoutReplacement` only under REPLACE_ONE, and so do we:
@@ -27,6 +28,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::accounting::event::{Event, Neighbours};
+use crate::accounting::private_selection::Selection;
 use crate::error::{DpError, Result};
 
 /// Deepest nesting of events accepted (DP-SGD is 3 deep; a tuned run a few more).
@@ -133,7 +135,7 @@ impl Fields<'_> {
 }
 
 const TYPES: &str = "NoOp, NonPrivate, EpsilonDelta, Gaussian, Laplace, PoissonSampled, \
-                     SampledWithoutReplacement, SelfComposed, Composed";
+                     SampledWithoutReplacement, SelfComposed, Composed, RepeatAndSelect";
 
 impl Parser {
     /// One event at `path`, `depth` deep; `sampled` when inside a sampling event.
@@ -278,6 +280,39 @@ impl Parser {
                     events.push(self.event(e, &p, depth + 1, sampled)?);
                 }
                 Event::Composed(events)
+            }
+            "RepeatAndSelect" => {
+                // dp_accounting's RepeatAndSelectDpEvent(event, mean, shape): K runs, K ~
+                // Poisson(mean) when shape = ∞ (written `null`: JSON has no ∞), else the
+                // truncated negative binomial of that shape and mean; the best run released.
+                let mean = f.number("mean", positive, "must be > 0 and finite")?;
+                let shape = f.take("shape")?;
+                let selection = match shape {
+                    Value::Null => Selection::poisson(mean)?,
+                    v => {
+                        let eta = v
+                            .as_f64()
+                            .filter(|x| x.is_finite() && *x >= 0.0)
+                            .ok_or_else(|| {
+                                DpError::Invalid(format!(
+                                    "{path}.shape = {v}: must be a number >= 0, or null for \
+                                     infinity (K Poisson)"
+                                ))
+                            })?;
+                        Selection::from_shape_mean(eta, mean)
+                            .map_err(|e| DpError::Invalid(format!("{path}: {e}")))?
+                    }
+                };
+                let inner = f.take("event")?;
+                Event::RepeatAndSelect {
+                    event: Box::new(self.event(
+                        &inner,
+                        &format!("{path}.event"),
+                        depth + 1,
+                        sampled,
+                    )?),
+                    selection,
+                }
             }
             other => {
                 return Err(DpError::Invalid(format!(

@@ -7,6 +7,7 @@ use crate::accounting::event::{Event, Neighbours};
 use crate::accounting::event_json::{
     MAX_DEPTH, MAX_NODES, parse, parse_relation, parse_str, relation_name, to_json,
 };
+use crate::accounting::private_selection::Selection;
 use crate::accounting::{PldAccountant, RdpAccountant, epsilon_of};
 
 const AR: Neighbours = Neighbours::AddRemove;
@@ -282,4 +283,48 @@ fn pure_releases_certify_their_epsilon_and_compose_by_their_sum_at_top_level() {
     let one = Event::epsilon_delta(1.0, 0.0).unwrap();
     assert!(epsilon_of(RdpAccountant::new(), &one, 1e-5).unwrap() > 1.0);
     assert_eq!(c.epsilon(&one, 1e-5).unwrap(), 1.0);
+}
+
+/// dp_accounting's RepeatAndSelectDpEvent: `shape` null is K ~ Poisson(mean), a number the
+/// truncated negative binomial of that shape and mean; both relations; bad fields named.
+#[test]
+fn repeat_and_select_reads_dp_accountings_fields() {
+    let inner = json!({"type": "Gaussian", "noise_multiplier": 2.0});
+    let poisson = json!({"type": "RepeatAndSelect", "event": inner, "mean": 10.0, "shape": null});
+    for relation in [Neighbours::AddRemove, Neighbours::ReplaceOne] {
+        let e = parse(&poisson, relation, None).unwrap();
+        assert_eq!(
+            e,
+            Event::RepeatAndSelect {
+                event: Box::new(Event::Gaussian {
+                    noise_multiplier: 2.0
+                }),
+                selection: Selection::poisson(10.0).unwrap(),
+            }
+        );
+    }
+    let geometric = json!({"type": "RepeatAndSelect", "event": inner, "mean": 10.0, "shape": 1.0});
+    let Event::RepeatAndSelect { selection, .. } =
+        parse(&geometric, Neighbours::AddRemove, None).unwrap()
+    else {
+        panic!("not a selection")
+    };
+    assert!((selection.mean() - 10.0).abs() < 1e-8, "{selection:?}");
+    for (bad, field) in [
+        (
+            json!({"type": "RepeatAndSelect", "event": inner, "mean": 0.0, "shape": null}),
+            "mean",
+        ),
+        (
+            json!({"type": "RepeatAndSelect", "event": inner, "mean": 5.0, "shape": -1.0}),
+            "shape",
+        ),
+        (
+            json!({"type": "RepeatAndSelect", "event": inner, "mean": 5.0}),
+            "shape",
+        ),
+    ] {
+        let e = err(bad, Neighbours::AddRemove);
+        assert!(e.contains(field), "{field}: {e}");
+    }
 }
