@@ -137,6 +137,20 @@ pub enum Event {
 }
 
 impl Event {
+    /// Whether any part of the event releases without guarantee (`NonPrivate`): no
+    /// accountant can bound it, and its ε is ∞ at every δ < 1.
+    pub fn contains_non_private(&self) -> bool {
+        match self {
+            Event::NonPrivate => true,
+            Event::PoissonSampled { event, .. }
+            | Event::SampledWithoutReplacement { event, .. }
+            | Event::SelfComposed { event, .. }
+            | Event::RepeatAndSelect { event, .. } => event.contains_non_private(),
+            Event::Composed(v) | Event::Mixture(v) => v.iter().any(Event::contains_non_private),
+            _ => false,
+        }
+    }
+
     /// Checked `Gaussian` event: z > 0.
     pub fn gaussian(noise_multiplier: f64) -> Result<Event> {
         check_positive("noise-multiplier", noise_multiplier)?;

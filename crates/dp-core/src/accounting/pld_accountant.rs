@@ -70,7 +70,7 @@ impl PldAccountant {
     /// accountant does not support or one containing a non-private release.
     pub fn pld(&self, event: &Event) -> Result<Option<Pld>> {
         self.supports(event)?;
-        if Self::contains_non_private(event) {
+        if event.contains_non_private() {
             return Err(DpError::Invalid(
                 "a non-private release has no privacy-loss distribution".into(),
             ));
@@ -114,18 +114,6 @@ impl PldAccountant {
             Event::NonPrivate => return Err(DpError::Invalid("non-private event".into())),
             _ => return Err(unsupported(event, "checked by supports() before composing")),
         })
-    }
-
-    fn contains_non_private(event: &Event) -> bool {
-        match event {
-            Event::NonPrivate => true,
-            Event::PoissonSampled { event, .. }
-            | Event::SampledWithoutReplacement { event, .. }
-            | Event::SelfComposed { event, .. }
-            | Event::RepeatAndSelect { event, .. } => Self::contains_non_private(event),
-            Event::Composed(v) | Event::Mixture(v) => v.iter().any(Self::contains_non_private),
-            _ => false,
-        }
     }
 }
 
@@ -188,7 +176,7 @@ impl Accountant for PldAccountant {
             return Ok(self);
         }
         self.rdp.compose(event, count)?;
-        if Self::contains_non_private(event) {
+        if event.contains_non_private() {
             self.non_private = true;
             return Ok(self);
         }
