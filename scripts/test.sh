@@ -66,6 +66,9 @@ grep -q '^RSPM (ε as stated by NRW18),1,300,paper,' "$out/figures-neel2019/fig1
 # behind them (docs/figures/runs.txt) re-run and compared row for row (3–5 min), with the
 # binary of the runs above.
 bash scripts/check-snapshots.sh --bin "$bin"
+# The Python package (crates/dp-py): its wheel built into a fresh virtual environment, pytest
+# against dp_accounting, and a learner on dpbench.worker run by this binary.
+bash scripts/python-test.sh "$bin"
 # Last, as it rebuilds dp-bench without the feature (two crates: the same workspace
 # unification): the default build refuses a Neel config at validation with how to rebuild.
 # The run above compiles this file to nothing. It leaves target/debug/dp-bench without the

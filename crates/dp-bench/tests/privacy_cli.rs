@@ -453,3 +453,37 @@ fn degenerate_inputs_get_infinity_or_one_line_naming_the_flags() {
         }
     }
 }
+
+/// `privacy event FILE`: the same DP-SGD event written as JSON gets the numbers `privacy
+/// dpsgd` gives it (RDP and PLD), the best is the smaller; a bad event names its field
+/// (exit 2), a release without guarantee is ∞ (null in JSON).
+#[test]
+fn a_json_event_is_accounted_as_the_calculator_accounts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("e.json");
+    std::fs::write(
+        &file,
+        r#"{"type":"SelfComposed","count":8478,"event":{"type":"PoissonSampled",
+            "sampling_probability":0.00708,"event":{"type":"Gaussian","noise_multiplier":2.75}}}"#,
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let m = json(&["event", path, "--delta", "1e-5"]);
+    let rdp = num(&json(&DPSGD), "epsilon");
+    let mut a = DPSGD.to_vec();
+    a.extend(["--accountant", "pld"]);
+    let pld = num(&json(&a), "epsilon");
+    assert_eq!(num(&m, "epsilon_rdp"), rdp);
+    assert_eq!(num(&m, "epsilon_pld"), pld);
+    assert_eq!(num(&m, "epsilon"), rdp.min(pld));
+    std::fs::write(&file, r#"{"type":"Gaussian"}"#).unwrap();
+    let (code, _, err) = run(&["privacy", "event", path, "--delta", "1e-5"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("noise_multiplier") && err.contains(path),
+        "{err}"
+    );
+    std::fs::write(&file, r#"{"type":"NonPrivate"}"#).unwrap();
+    let m = json(&["event", path, "--delta", "1e-5"]);
+    assert!(m["epsilon"].is_null(), "{m:?}");
+}

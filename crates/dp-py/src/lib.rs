@@ -79,7 +79,10 @@ fn delta(event_json: &str, epsilon: f64, relation: &str, accountant: &str) -> Py
             let mut last_err = None;
             let single = match e {
                 // One (ε₀, δ₀) release is (ε, δ₀)-DP for every ε ≥ ε₀.
-                Event::EpsilonDelta { epsilon: e0, delta: d0 } if epsilon >= e0 => Some(Ok(d0)),
+                Event::EpsilonDelta {
+                    epsilon: e0,
+                    delta: d0,
+                } if epsilon >= e0 => Some(Ok(d0)),
                 _ => None,
             };
             for r in [

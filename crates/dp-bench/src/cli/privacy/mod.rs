@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 
 mod alg1;
 mod dpsgd;
+mod event;
 mod gaussian;
 mod objpert;
 mod output;
@@ -32,6 +33,9 @@ enum PrivacyCommand {
     Objpert(objpert::ObjpertArgs),
     /// Redberg et al.'s Algorithm 1: ε of given parameters, or calibrated σ and λ.
     Alg1(alg1::Alg1Args),
+    /// Any event in the JSON vocabulary outside learners declare (dp_accounting's DpEvent
+    /// classes): ε by RDP, by PLD, and the smaller (what dp-bench certifies).
+    Event(event::EventArgs),
 }
 
 /// Runs the calculator and prints the answer.
@@ -41,6 +45,7 @@ pub fn run(args: PrivacyArgs) -> anyhow::Result<()> {
         PrivacyCommand::Dpsgd(a) => dpsgd::run(a)?,
         PrivacyCommand::Objpert(a) => objpert::run(a)?,
         PrivacyCommand::Alg1(a) => alg1::run(a)?,
+        PrivacyCommand::Event(a) => event::run(a)?,
     };
     Ok(answer.print(args.json)?)
 }
