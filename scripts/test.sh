@@ -16,9 +16,11 @@ python3 scripts/leaderboard-headline.py --check
 source scripts/lib/need-highs-deps.sh
 need_highs_deps
 # The external-learner tests run the Python workers of examples/python: install their
-# requirements when diffprivlib is missing (a no-op afterwards).
-python3 -c "import diffprivlib, numpy" 2>/dev/null ||
-  python3 -m pip install --quiet -r examples/python/requirements.txt
+# requirements (diffprivlib, and dpbench.worker from crates/dp-py) when one is missing (a
+# no-op afterwards).
+source scripts/lib/dpbench-wheel.sh
+python3 -c "import diffprivlib, numpy, dpbench.worker" 2>/dev/null ||
+  with_dpbench_wheel python3 -m pip install --quiet -r examples/python/requirements.txt
 # One build for everything below: the workspace's tests also build the dp-bench binary and the
 # examples, with the MIP feature and the workspace's feature unification. The runs below call
 # those files directly; a `cargo run -p dp-bench` would unify features for one package and

@@ -14,14 +14,10 @@ Hyperparameters: steps (100), clip (1.0), lr (1.0). Deterministic given the requ
 """
 
 import math
-import os
-import sys
 
 import numpy as np
 
-# The protocol loop beside the other example workers.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from worker_loop import serve  # noqa: E402
+from dpbench.worker import serve
 
 
 def gaussian_delta(eps, sigma):

@@ -22,7 +22,7 @@ from diffprivlib.models import LogisticRegression
 from diffprivlib.utils import PrivacyLeakWarning
 from sklearn.exceptions import ConvergenceWarning
 
-from worker_loop import serve
+from dpbench.worker import serve
 
 
 def declare(request):

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from worker_loop import serve
+from dpbench.worker import serve
 
 # Every integer order to 64, then about 10 % apart to 4096: small targets at small delta need
 # large orders (the classic conversion's log(1/delta)/(order - 1) term bounds epsilon below).
