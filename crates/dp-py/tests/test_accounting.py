@@ -133,7 +133,7 @@ def test_delta_inverts_epsilon_and_degenerate_events():
 def test_calibration_never_lands_above_its_target(accountant):
     rng = random.Random(11)
     # A PLD calibration composes a fresh distribution per probe: fewer cases there.
-    for _ in range(5 if accountant == "rdp" else 2):
+    for _ in range(5 if accountant == "rdp" else 1):
         q = 10 ** rng.uniform(-3, -1)
         steps = rng.randint(50, 2000)
         target = rng.uniform(0.5, 8.0)
