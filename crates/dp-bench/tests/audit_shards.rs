@@ -87,6 +87,7 @@ fn sharded_audits_merge_to_the_single_process_table() {
         let err = stderr(&o);
         assert!(!o.status.success(), "{err}");
         assert!(err.contains("owed by shard(s) 1 of 4"), "{name}: {err}");
+        assert!(!err.contains("  "), "a message with a run of spaces: {err}");
         assert!(!sharded.join("audit.md").exists() && !sharded.join("audits").exists());
         audit(&config, &sharded, Some("1/4"));
         // Rerunning a finished shard reuses its blocks.

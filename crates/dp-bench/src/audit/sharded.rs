@@ -22,7 +22,8 @@ pub fn run_shard(cfg: &Config, out: &Path, s: Shard, show: bool) -> anyhow::Resu
     let plan = Plan::new(cfg)?;
     if plan.settings.test == AuditTest::OneRun {
         return Err(crate::error::UsageError(
-            "a one-run audit is one training run and does not split into shards: run it              without --shard"
+            "a one-run audit is one training run and does not split into shards: run it \
+             without --shard"
                 .into(),
         )
         .into());
@@ -117,7 +118,9 @@ pub(super) fn gather(
             .map(|i| i.to_string())
             .collect();
         anyhow::anyhow!(
-            "the audit of `methods.{name}` at ε = {epsilon} lacks runs {} (of 0..{total} per              side), owed by shard(s) {} of {count}: rerun them (`dp-bench audit CONFIG --shard              I/{count} --out DIR`) and merge again; nothing was written",
+            "the audit of `methods.{name}` at ε = {epsilon} lacks runs {} (of 0..{total} per \
+             side), owed by shard(s) {} of {count}: rerun them (`dp-bench audit CONFIG --shard \
+             I/{count} --out DIR`) and merge again; nothing was written",
             missing
                 .iter()
                 .map(|m| format!("{}..{}", m.start, m.end))
