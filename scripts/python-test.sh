@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 bin="$(realpath "${1:-${CARGO_TARGET_DIR:-target}/debug/dp-bench}")"
 venv="$(mktemp -d)/venv"
 trap 'rm -rf "$(dirname "$venv")"' EXIT
-python3 -m venv "$venv"
+# Debian's python3 has no venv module without python3-venv: virtualenv from PyPI then.
+python3 -m venv "$venv" 2>/dev/null ||
+  { python3 -m pip install --quiet virtualenv && python3 -m virtualenv -q "$venv"; }
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet pytest numpy scipy dp-accounting==0.6.0
 # Its own target folder (target/dp-py): the package is a workspace of its own.
