@@ -218,15 +218,9 @@ impl Parser {
                     |x| x > 0.0 && x <= 1.0,
                     "must be in (0, 1]",
                 )?;
-                let inner = f.take("event")?;
                 Event::PoissonSampled {
                     rate,
-                    event: Box::new(self.event(
-                        &inner,
-                        &format!("{path}.event"),
-                        depth + 1,
-                        true,
-                    )?),
+                    event: self.inner(&mut f, path, depth, true)?,
                 }
             }
             "SampledWithoutReplacement" => {
@@ -243,27 +237,15 @@ impl Parser {
                         "{path}.source_dataset_size = {n} but the training set has {size} rows"
                     )));
                 }
-                let inner = f.take("event")?;
                 Event::SampledWithoutReplacement {
                     rate: m as f64 / n as f64,
-                    event: Box::new(self.event(
-                        &inner,
-                        &format!("{path}.event"),
-                        depth + 1,
-                        true,
-                    )?),
+                    event: self.inner(&mut f, path, depth, true)?,
                 }
             }
             "SelfComposed" => {
                 let count = f.count("count")?;
-                let inner = f.take("event")?;
                 Event::SelfComposed {
-                    event: Box::new(self.event(
-                        &inner,
-                        &format!("{path}.event"),
-                        depth + 1,
-                        sampled,
-                    )?),
+                    event: self.inner(&mut f, path, depth, sampled)?,
                     count,
                 }
             }
@@ -303,14 +285,8 @@ impl Parser {
                             .map_err(|e| DpError::Invalid(format!("{path}: {e}")))?
                     }
                 };
-                let inner = f.take("event")?;
                 Event::RepeatAndSelect {
-                    event: Box::new(self.event(
-                        &inner,
-                        &format!("{path}.event"),
-                        depth + 1,
-                        sampled,
-                    )?),
+                    event: self.inner(&mut f, path, depth, sampled)?,
                     selection,
                 }
             }
@@ -322,6 +298,20 @@ impl Parser {
         };
         f.done()?;
         Ok(event)
+    }
+
+    /// The `event` field of a wrapping event at `path` (one level deeper; `sampled` when the
+    /// wrapper is, or sits inside, a sampling event).
+    fn inner(
+        &mut self,
+        f: &mut Fields<'_>,
+        path: &str,
+        depth: usize,
+        sampled: bool,
+    ) -> Result<Box<Event>> {
+        let inner = f.take("event")?;
+        let at = format!("{path}.event");
+        Ok(Box::new(self.event(&inner, &at, depth + 1, sampled)?))
     }
 
     /// Refuses a sampling event whose guarantee is for the other relation.
