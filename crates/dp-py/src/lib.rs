@@ -171,22 +171,6 @@ fn calibrate(
     found.map_err(value_error)
 }
 
-fn counts(
-    false_positives: u64,
-    negatives: u64,
-    false_negatives: u64,
-    positives: u64,
-) -> PyResult<Counts> {
-    let c = Counts {
-        false_positives,
-        negatives,
-        false_negatives,
-        positives,
-    };
-    c.validate().map_err(value_error)?;
-    Ok(c)
-}
-
 fn gamma_of(confidence: f64) -> PyResult<f64> {
     if confidence > 0.0 && confidence < 1.0 {
         Ok(1.0 - confidence)
@@ -195,6 +179,35 @@ fn gamma_of(confidence: f64) -> PyResult<f64> {
             "confidence = {confidence} must be in (0, 1)"
         )))
     }
+}
+
+fn statistic_of(name: &str) -> PyResult<Statistic> {
+    match name {
+        "threshold" => Ok(Statistic::Threshold),
+        "gdp" => Ok(Statistic::Gdp),
+        other => Err(value_error(format!(
+            "statistic {other:?} is not one of \"threshold\", \"gdp\""
+        ))),
+    }
+}
+
+/// `statistic`'s bound on ε at δ from one fixed test's counts ([`Statistic::bound`]).
+fn bound(
+    statistic: Statistic,
+    (false_positives, negatives, false_negatives, positives): (u64, u64, u64, u64),
+    delta: f64,
+    confidence: f64,
+) -> PyResult<f64> {
+    let c = Counts {
+        false_positives,
+        negatives,
+        false_negatives,
+        positives,
+    };
+    c.validate().map_err(value_error)?;
+    statistic
+        .bound(c, delta, gamma_of(confidence)?)
+        .map_err(value_error)
 }
 
 /// The Clopper–Pearson threshold bound on ε at δ from one fixed test's error counts, valid
@@ -208,9 +221,8 @@ fn threshold_bound(
     delta: f64,
     confidence: f64,
 ) -> PyResult<f64> {
-    let c = counts(false_positives, negatives, false_negatives, positives)?;
-    dp_core::audit::threshold::epsilon_lower_bound(c, delta, gamma_of(confidence)?)
-        .map_err(value_error)
+    let counts = (false_positives, negatives, false_negatives, positives);
+    bound(Statistic::Threshold, counts, delta, confidence)
 }
 
 /// Nasr et al. 2023's Gaussian-DP estimate from the same counts: a lower bound only where the
@@ -224,8 +236,8 @@ fn gdp_bound(
     delta: f64,
     confidence: f64,
 ) -> PyResult<f64> {
-    let c = counts(false_positives, negatives, false_negatives, positives)?;
-    dp_core::audit::gdp::epsilon_lower_bound(c, delta, gamma_of(confidence)?).map_err(value_error)
+    let counts = (false_positives, negatives, false_negatives, positives);
+    bound(Statistic::Gdp, counts, delta, confidence)
 }
 
 /// Steinke, Nasr & Jagielski 2023's one-run bound: `correct` of `guesses` guesses right
@@ -259,15 +271,7 @@ fn threshold_audit<'py>(
     confidence: f64,
     statistic: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let statistic = match statistic {
-        "threshold" => Statistic::Threshold,
-        "gdp" => Statistic::Gdp,
-        other => {
-            return Err(value_error(format!(
-                "statistic {other:?} is not one of \"threshold\", \"gdp\""
-            )));
-        }
-    };
+    let statistic = statistic_of(statistic)?;
     let gamma = gamma_of(confidence)?;
     let t = threshold_test(
         &scores_d,
@@ -277,12 +281,10 @@ fn threshold_audit<'py>(
         (gamma, SELECTION_GAMMA),
     )
     .map_err(value_error)?;
-    let epsilon = match statistic {
-        Statistic::Threshold => t.epsilon_lb,
-        Statistic::Gdp => {
-            dp_core::audit::gdp::epsilon_lower_bound(t.counts, delta, gamma).map_err(value_error)?
-        }
-    };
+    // The threshold test's own bound is `Statistic::Threshold.bound` of its counts.
+    let epsilon = statistic
+        .bound(t.counts, delta, gamma)
+        .map_err(value_error)?;
     let out = PyDict::new(py);
     out.set_item("epsilon", epsilon)?;
     out.set_item("threshold", t.threshold)?;
