@@ -204,7 +204,7 @@ fn stored(path: &Path, fingerprint: &str) -> Option<Outcome> {
 
 /// Runs (or resumes) every audit of `cfg` into `dir`.
 pub fn run(cfg: &Config, dir: &Path, show: bool) -> anyhow::Result<AuditRun> {
-    whole(cfg, dir, show, None)
+    whole(cfg, Plan::new(cfg)?, dir, show, None)
 }
 
 /// The audits of a config as one process runs them, after their checks: the base rows, each
@@ -279,28 +279,30 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// Every audit of `cfg` into `dir`: its runs made now, or (`shards`) taken from the blocks
-/// the shards' folders hold.
+/// Every audit of `plan` into `dir`: its runs made now, or (`merged`) the runs of each audit,
+/// in the plan's order, joined from the blocks of that many shards.
 fn whole(
     cfg: &Config,
+    plan: Plan<'_>,
     dir: &Path,
     show: bool,
-    shards: Option<(&[PathBuf], usize)>,
+    merged: Option<(Vec<runs::Runs>, usize)>,
 ) -> anyhow::Result<AuditRun> {
     let start = Instant::now();
-    let plan = Plan::new(cfg)?;
     let settings = plan.settings;
     let one_run = settings.test == AuditTest::OneRun;
     anyhow::ensure!(
-        !(one_run && shards.is_some()),
+        !(one_run && merged.is_some()),
         "a one-run audit is one training run: it has no shards to merge"
     );
+    let shard_count = merged.as_ref().map(|m| m.1);
+    let mut merged = merged.map(|m| m.0.into_iter());
     let _lock = lock_dir(dir, "audit")?;
     let audits_dir = dir.join("audits");
     std::fs::create_dir_all(&audits_dir)
         .with_context(|| format!("cannot create {}", audits_dir.display()))?;
     let count = plan.probes.len();
-    let runs_now = if shards.is_some() {
+    let runs_now = if merged.is_some() {
         0
     } else {
         cfg.trials as usize
@@ -308,6 +310,9 @@ fn whole(
     let bar = progress_bar(count * 2 * runs_now, "runs", show);
     let (mut outcomes, mut ran, mut reused) = (Vec::new(), 0, 0);
     for (name, spec, epsilon, probe, fp) in plan.audits(cfg) {
+        let from_shards = merged
+            .as_mut()
+            .map(|m| m.next().expect("merged runs for every audit"));
         let path = audits_dir.join(format!("{name}@{epsilon}.json"));
         if let Some(o) = stored(&path, &fp) {
             bar.inc((2 * runs_now) as u64);
@@ -322,12 +327,7 @@ fn whole(
             bar.inc(2);
             o
         } else {
-            let step = match shards {
-                None => Step::Whole,
-                Some((dirs, n)) => {
-                    Step::Merged(sharded::gather(dirs, n, name, epsilon, &fp, cfg.trials)?)
-                }
-            };
+            let step = from_shards.map_or(Step::Whole, Step::Merged);
             let Done::Outcome(o, scores) =
                 plan.step(cfg, name, spec, epsilon, probe, fp, step, &bar)?
             else {
@@ -346,9 +346,7 @@ fn whole(
     set_aside_stale(&audits_dir, cfg)?;
     table::write(dir, &outcomes)?;
     let seconds = start.elapsed().as_secs_f64();
-    let how = shards.map_or("audit".to_string(), |(d, _)| {
-        format!("merge of {} shards", d.len())
-    });
+    let how = shard_count.map_or("audit".to_string(), |n| format!("merge of {n} shards"));
     Provenance::here(&how, seconds, &cfg.dataset.name).write(dir)?;
     Ok(AuditRun {
         outcomes,

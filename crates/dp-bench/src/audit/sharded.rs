@@ -87,16 +87,19 @@ pub fn merge(
         .iter()
         .map(|d| lock_dir(d, "audit"))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    // Every audit's blocks are checked before the first outcome is written.
-    for (name, _, epsilon, _, fp) in Plan::new(cfg)?.audits(cfg) {
-        gather(shard_dirs, count, name, epsilon, &fp, cfg.trials)?;
-    }
-    whole(cfg, dir, false, Some((shard_dirs, count)))
+    // Every audit's blocks are gathered (and any missing named) before the first outcome is
+    // written.
+    let plan = Plan::new(cfg)?;
+    let merged = plan
+        .audits(cfg)
+        .map(|(name, _, epsilon, _, fp)| gather(shard_dirs, count, name, epsilon, &fp, cfg.trials))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    whole(cfg, plan, dir, false, Some((merged, shard_dirs.len())))
 }
 
 /// The runs of one audit from every shard's block, joined; an error naming the shards that
 /// owe runs when they do not cover every run.
-pub(super) fn gather(
+fn gather(
     shard_dirs: &[PathBuf],
     count: usize,
     name: &str,
