@@ -160,3 +160,24 @@ def test_calibration_passes_the_callables_exception_through():
         lambda: rdplib.RdpAccountant(), E.GaussianDpEvent, 1.0, 1e-5)
     ours = A.calibrate(E.GaussianDpEvent, 1.0, 1e-5, accountant="rdp")
     assert ours <= theirs * 1.001 and their_rdp(E.GaussianDpEvent(ours), 1e-5) <= 1.0 + 1e-3
+
+
+def test_degenerate_input_is_an_error_naming_the_value_never_a_number():
+    g = {"type": "Gaussian", "noise_multiplier": 1.0}
+    for bad in [0.0, 1.0, -1e-5, float("nan")]:
+        with pytest.raises(ValueError, match="delta"):
+            A.epsilon(g, bad)
+    for bad in [-1.0, float("inf"), float("nan")]:
+        with pytest.raises(ValueError, match="epsilon"):
+            A.delta(g, bad)
+    for args, word in [((0.0, 100, 1.0, 1e-5), "sampling-rate"), ((1.5, 100, 1.0, 1e-5), "sampling-rate"),
+                       ((0.01, 0, 1.0, 1e-5), "steps"), ((0.01, 100, 0.0, 1e-5), "epsilon")]:
+        with pytest.raises(ValueError, match=word):
+            A.dpsgd_noise_multiplier(*args)
+    with pytest.raises(ValueError, match="lo < start"):
+        A.calibrate(lambda s: g, 1.0, 1e-5, lo=5.0, hi=1.0)
+    with pytest.raises(json.JSONDecodeError):
+        A.calibrate(lambda s: "not json", 1.0, 1e-5)
+    # An absurd but legal composition is a huge ε, not an overflow or a hang.
+    huge = A.epsilon({"type": "SelfComposed", "count": 10**18, "event": g}, 1e-5)
+    assert math.isfinite(huge) and huge > 1e17
