@@ -320,6 +320,40 @@ impl FeatureMatrix {
         }
     }
 
+    /// A copy with one more column, zero in every row, and, when `row` is `Some(v)`, one more
+    /// row that is `v` in that column and zero elsewhere: the white-box auditor's coordinate,
+    /// which no data row touches, and its Dirac canary.
+    pub fn with_dirac_column(&self, row: Option<f64>) -> FeatureMatrix {
+        match self {
+            FeatureMatrix::Dense { data, nrows, ncols } => {
+                let extra = usize::from(row.is_some());
+                let mut out = Vec::with_capacity((nrows + extra) * (ncols + 1));
+                for r in data.chunks(*ncols) {
+                    out.extend_from_slice(r);
+                    out.push(0.0);
+                }
+                if let Some(v) = row {
+                    out.extend(std::iter::repeat_n(0.0, *ncols));
+                    out.push(v);
+                }
+                FeatureMatrix::dense(out, nrows + extra, ncols + 1)
+            }
+            FeatureMatrix::Sparse(c) => {
+                let mut out = Csr {
+                    ncols: c.ncols + 1,
+                    ..c.clone()
+                };
+                if let Some(v) = row {
+                    out.nrows += 1;
+                    out.indices.push(c.ncols as u32);
+                    out.values.push(v);
+                    out.indptr.push(out.indices.len());
+                }
+                FeatureMatrix::Sparse(out)
+            }
+        }
+    }
+
     /// A copy with a constant column of `value` appended (the bias feature).
     pub fn with_bias_column(&self, value: f64) -> FeatureMatrix {
         match self {
@@ -371,6 +405,22 @@ mod tests {
         assert_eq!(gather_dot::<4>(&idx, &val, &v), four + (t(4) + t(5) + t(6)));
         let exact: f64 = (0..7).map(t).sum();
         assert!((gather_dot::<1>(&idx, &val, &v) - exact).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_dirac_column_is_zero_but_in_its_own_row_dense_or_sparse() {
+        let (dense, sparse) = both();
+        for m in [&dense, &sparse] {
+            let out = m.with_dirac_column(Some(1.5));
+            assert_eq!((out.nrows(), out.ncols()), (3, 4));
+            let (theta, mut xt) = ([1.0, 2.0, 3.0, 10.0], [0.0; 3]);
+            out.matvec(&theta, &mut xt);
+            let mut base = [0.0; 2];
+            m.matvec(&theta[..3], &mut base);
+            assert_eq!(xt, [base[0], base[1], 15.0]);
+            let plain = m.with_dirac_column(None);
+            assert_eq!((plain.nrows(), plain.ncols()), (2, 4));
+        }
     }
 
     fn both() -> (FeatureMatrix, FeatureMatrix) {

@@ -47,7 +47,10 @@ pub fn audit(
         .as_ref()
         .with_context(|| format!("`methods.{name}` releases no steps to audit white-box"))?;
     let (_keep, data) = one::rows(&ctx, &audited)?;
-    let certified = ctx.certify(&audited.event)?;
+    // The certificate of what the auditor sees (for Algorithm 1, objective perturbation
+    // without the output noise it does not see).
+    let view_event = view.event();
+    let certified = ctx.certify(&view_event)?;
     let draw = |range: Range<u64>| -> anyhow::Result<Runs> {
         let start = Instant::now();
         let side = |canary: bool| -> anyhow::Result<Vec<f64>> {
@@ -108,14 +111,7 @@ pub fn audit(
         }
         None => (
             test.epsilon_lb,
-            one::ceiling(
-                &audited.event,
-                certified,
-                false,
-                test.counts,
-                cfg.delta,
-                gamma,
-            )?,
+            one::ceiling(&view_event, certified, false, test.counts, cfg.delta, gamma)?,
         ),
     };
     let outcome = Outcome {

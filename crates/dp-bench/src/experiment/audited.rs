@@ -32,10 +32,12 @@ pub trait WhiteBox: Send + Sync {
     /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD),
     /// where the GDP estimate is a valid bound.
     fn gaussian_mu(&self) -> Option<f64>;
+    /// The event of what the auditor sees: the certificate the audit compares with.
+    fn event(&self) -> Event;
 }
 
-/// A learner that releases every step's noisy gradient sum ([`NoisySteps`]: DP-SGD,
-/// certified P-SGD), scored by the likelihood ratio of its claimed sampling rate and noise
+/// A learner whose white-box view is noisy gradient sums ([`NoisySteps`]: DP-SGD's and
+/// certified P-SGD's steps, Algorithm 1's minimiser at the canary's coordinate), scored by the likelihood ratio of its claimed sampling rate and noise
 /// multiplier.
 pub struct Steps<M>(pub M);
 
@@ -59,6 +61,10 @@ impl<M: NoisySteps> WhiteBox for Steps<M> {
             self.0.steps(),
             self.0.noise_multiplier(),
         )
+    }
+
+    fn event(&self) -> Event {
+        self.0.view_event()
     }
 }
 

@@ -6,7 +6,7 @@ use dp_core::error::ensure;
 use dp_core::learn::{Alg1, Alg1Spec, Mechanism};
 use serde::{Deserialize, Serialize};
 
-use super::audited::{Audited, Fixed};
+use super::audited::{Audited, Fixed, Steps};
 use super::{
     CellOutcome, Context, LossKind, Method, MethodEntry, Protocol, param_error, parse_table,
     public_row_norm_bound, test_accuracy,
@@ -155,11 +155,11 @@ impl Method for Alg1Config {
         Ok(Audited {
             event: mech.event(),
             label: format!("sigma={};lambda={}", mech.sigma(), mech.lambda()),
-            release: Box::new(Fixed(mech)),
+            release: Box::new(Fixed(mech.clone())),
             clip: None,
             neighbours: Neighbours::AddRemove,
             certificate: Neighbours::AddRemove,
-            white_box: None,
+            white_box: Some(Box::new(Steps(mech))),
         })
     }
 }

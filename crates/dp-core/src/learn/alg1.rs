@@ -20,7 +20,7 @@ use rand_distr::StandardNormal;
 use serde::Serialize;
 
 use super::data::GlmData;
-use super::lbfgs::{LbfgsOptions, lbfgs};
+use super::lbfgs::{LbfgsOptions, LbfgsReport, lbfgs};
 use super::loss::{GlmLoss, beta};
 use super::mechanism::Mechanism;
 use super::objective::PerturbedObjective;
@@ -166,6 +166,33 @@ impl Alg1 {
         self
     }
 
+    /// Draws `b` (one coordinate at a time, in order) and finds θ̃ with ‖∇J(θ̃)‖₂ ≤ `tau`;
+    /// `Err(DpError::NoConvergence)` if L-BFGS does not get there.
+    fn minimiser(&self, data: &GlmData<'_>, tau: f64, rng: &mut StdRng) -> Result<LbfgsReport> {
+        let s = &self.spec;
+        // The rows must respect the public norm bound behind β (Thm 4.1 needs λ > β; clipping
+        // keeps β, Thm F.3).
+        ensure(
+            self.lambda > beta(s.loss, data.max_row_norm()),
+            "lambda",
+            self.lambda,
+            "must exceed beta = f''max * max row norm^2",
+        )?;
+        let d = data.d();
+        let b: Vec<f64> = (0..d)
+            .map(|_| self.sigma * rng.sample::<f64, _>(StandardNormal))
+            .collect();
+        let mut obj = PerturbedObjective::new(data, s.loss, s.clip, self.lambda, b);
+        let report = lbfgs(&mut obj, &vec![0.0; d], tau, &self.solver);
+        if !(report.converged() && report.grad_norm <= tau) {
+            return Err(DpError::NoConvergence(format!(
+                "L-BFGS stopped ({:?}) after {} iterations without reaching the gradient threshold tau = {}",
+                report.status, report.iterations, tau
+            )));
+        }
+        Ok(report)
+    }
+
     /// The objective-perturbation part of the event (`None` when σ = 0: not private).
     pub fn objpert(&self) -> Option<ObjPert> {
         let s = &self.spec;
@@ -204,27 +231,8 @@ impl Mechanism for Alg1 {
     fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, Alg1Report)> {
         let s = &self.spec;
         check_positive("tau", s.tau)?;
-        // The rows must respect the public norm bound behind β (Thm 4.1 needs λ > β; clipping
-        // keeps β, Thm F.3).
-        ensure(
-            self.lambda > beta(s.loss, data.max_row_norm()),
-            "lambda",
-            self.lambda,
-            "must exceed beta = f''max * max row norm^2",
-        )?;
         let mut rng = StdRng::seed_from_u64(seed);
-        let d = data.d();
-        let b: Vec<f64> = (0..d)
-            .map(|_| self.sigma * rng.sample::<f64, _>(StandardNormal))
-            .collect();
-        let mut obj = PerturbedObjective::new(data, s.loss, s.clip, self.lambda, b);
-        let report = lbfgs(&mut obj, &vec![0.0; d], s.tau, &self.solver);
-        if !(report.converged() && report.grad_norm <= s.tau) {
-            return Err(DpError::NoConvergence(format!(
-                "L-BFGS stopped ({:?}) after {} iterations without reaching the gradient threshold tau = {}",
-                report.status, report.iterations, s.tau
-            )));
-        }
+        let report = self.minimiser(data, s.tau, &mut rng)?;
         let mut theta = report.x;
         for t in theta.iter_mut() {
             *t += s.sigma_out * rng.sample::<f64, _>(StandardNormal);
@@ -239,6 +247,9 @@ impl Mechanism for Alg1 {
         ))
     }
 }
+
+#[path = "alg1_white_box.rs"]
+mod white_box;
 
 #[cfg(test)]
 #[path = "alg1_tests.rs"]

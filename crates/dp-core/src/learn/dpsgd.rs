@@ -201,6 +201,10 @@ impl NoisySteps for DpSgd {
     fn steps(&self) -> usize {
         self.steps
     }
+
+    fn view_event(&self) -> Event {
+        self.event()
+    }
 }
 
 fn run<R: Rng + ?Sized>(

@@ -2,6 +2,7 @@
 //! clipped gradients (audit.md §3, the Dirac gradient canary), for DP-SGD and P-SGD alike.
 
 use super::data::GlmData;
+use crate::accounting::event::Event;
 use crate::error::Result;
 
 /// What a white-box auditor sees and inserts: one coordinate beyond the data's features,
@@ -31,4 +32,8 @@ pub trait NoisySteps: Send + Sync {
     fn noise_multiplier(&self) -> f64;
     /// The number of steps T.
     fn steps(&self) -> usize;
+    /// The event of what the auditor sees, the certificate a white-box audit answers to:
+    /// every step's release for DP-SGD and P-SGD; for Algorithm 1, whose view is the
+    /// minimiser before its output noise, objective perturbation alone.
+    fn view_event(&self) -> Event;
 }

@@ -357,6 +357,10 @@ impl NoisySteps for Psgd {
     fn steps(&self) -> usize {
         self.spec.steps as usize
     }
+
+    fn view_event(&self) -> Event {
+        self.event()
+    }
 }
 
 #[cfg(test)]
