@@ -7,8 +7,8 @@
 //! rows, so the pair is add/remove, the certificate's relation.
 //!
 //! Where the auditor's view is exactly μ-GDP (full batch, q = 1) the bound is the GDP
-//! estimate, with the threshold chosen for it (central thresholds); elsewhere the
-//! Clopper–Pearson threshold bound. The certificate compared with is the event of the same
+//! estimate at the central threshold, fixed in advance, on all runs; elsewhere the
+//! Clopper–Pearson threshold bound at a threshold chosen on half the runs. The certificate compared with is the event of the same
 //! mechanism: releasing every step is what DP-SGD's accounting composes.
 
 use std::ops::Range;
@@ -18,7 +18,7 @@ use anyhow::Context as _;
 use dp_core::accounting::event::Neighbours;
 use dp_core::audit::ceiling::{Tradeoff, ceiling};
 use dp_core::audit::gdp;
-use dp_core::audit::threshold::Statistic;
+use dp_core::audit::threshold::{Statistic, fixed_threshold_audit};
 
 use super::one::{self, Outcome, Test};
 use super::runs::{self, Done, Runs, Step};
@@ -92,8 +92,17 @@ pub fn audit(
     } else {
         Statistic::Threshold
     };
-    let gammas = (gamma, selection_gamma);
-    let test = one::threshold_test(&scores_d, &scores_p, statistic, cfg.delta, gammas)?;
+    let test = if mu.is_some() {
+        // The log-likelihood ratio of a Gaussian view: under the claimed trade-off its laws
+        // on D and D′ are N(∓μ²/2, μ²), symmetric about 0, where the μ estimate varies
+        // least. A threshold fixed before the runs needs no selection half, so every run
+        // counts, and no noisy extreme threshold can win the selection (one did, at 10,000
+        // runs per side: 0.35 where the central threshold gives 0.53).
+        fixed_threshold_audit(&scores_d, &scores_p, 0.0, cfg.delta, gamma)?
+    } else {
+        let gammas = (gamma, selection_gamma);
+        one::threshold_test(&scores_d, &scores_p, statistic, cfg.delta, gammas)?
+    };
     let epsilon_gdp = gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
     let (lower, ceiling) = match mu {
         Some(mu) => {

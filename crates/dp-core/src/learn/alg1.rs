@@ -168,7 +168,12 @@ impl Alg1 {
 
     /// Draws `b` (one coordinate at a time, in order) and finds θ̃ with ‖∇J(θ̃)‖₂ ≤ `tau`;
     /// `Err(DpError::NoConvergence)` if L-BFGS does not get there.
-    fn minimiser(&self, data: &GlmData<'_>, tau: f64, rng: &mut StdRng) -> Result<LbfgsReport> {
+    pub(crate) fn minimiser(
+        &self,
+        data: &GlmData<'_>,
+        tau: f64,
+        rng: &mut StdRng,
+    ) -> Result<LbfgsReport> {
         let s = &self.spec;
         // The rows must respect the public norm bound behind β (Thm 4.1 needs λ > β; clipping
         // keeps β, Thm F.3).
@@ -247,9 +252,6 @@ impl Mechanism for Alg1 {
         ))
     }
 }
-
-#[path = "alg1_white_box.rs"]
-mod white_box;
 
 #[cfg(test)]
 #[path = "alg1_tests.rs"]

@@ -19,6 +19,7 @@ pub mod loss;
 pub mod mechanism;
 pub mod metrics;
 pub mod objective;
+mod objpert_white_box;
 pub mod opsamp;
 pub mod optimizer;
 pub mod poisson_sampler;

@@ -5,12 +5,14 @@
 
 use dp_core::accounting::event::Event;
 use dp_core::accounting::{RdpAccountant, Target};
+use dp_core::learn::iyengar::Calibration;
 use dp_core::learn::iyengar::amp::{Amp, AmpSpec};
 use dp_core::learn::{GlmLoss, Mechanism};
 use serde::{Deserialize, Serialize};
 
 use super::common::{Common, Grid, GridMethod};
 use super::sgd::clips;
+use crate::methods::audited::{Steps, WhiteBox};
 use crate::methods::row_clip::RowClip;
 use crate::methods::{Method, MethodEntry, parse_table};
 
@@ -212,6 +214,13 @@ impl<P: AmpPoints> Grid for AmpFamily<P> {
 
     fn noise(report: &<Amp as Mechanism>::Report) -> f64 {
         report.noise
+    }
+
+    /// Certified AMP's minimiser before the output noise, with a Dirac canary
+    /// (`dp_core::learn::NoisySteps for Amp`); paper mode's retries choose Λ from the data.
+    fn white_box(mech: &Amp) -> Option<Box<dyn WhiteBox>> {
+        (mech.calibration() == Calibration::Certified)
+            .then(|| Box::new(Steps(mech.clone())) as Box<dyn WhiteBox>)
     }
 
     fn ran(_mech: &Amp, report: &<Amp as Mechanism>::Report) -> Event {

@@ -327,14 +327,65 @@ impl Amp {
             return Event::NoOp;
         }
         let n = self.n as f64;
-        let beta = self.spec.beta() * (1.0 + ROW_BOUND_SLACK).powi(2);
-        let Ok(op) = ObjPert::new(p.sigma_sum, p.lambda, beta, self.spec.lipschitz) else {
+        let Some(op) = self.objpert(p) else {
             return Event::NonPrivate;
         };
         match Event::gaussian(p.sigma_out * p.lambda / (2.0 * n * p.gamma)) {
             Ok(out) => Event::Composed(vec![Event::ObjPert(op), out]),
             Err(_) => Event::NonPrivate,
         }
+    }
+
+    /// The objective-perturbation part of [`Amp::event_of`] (`None` when Λ ≤ β).
+    fn objpert(&self, p: &AmpParams) -> Option<ObjPert> {
+        let beta = self.spec.beta() * (1.0 + ROW_BOUND_SLACK).powi(2);
+        ObjPert::new(p.sigma_sum, p.lambda, beta, self.spec.lipschitz).ok()
+    }
+
+    /// The event of the minimiser before its output noise, at the spec's parameters: what a
+    /// white-box auditor sees.
+    pub fn objpert_event(&self) -> Event {
+        if self.first.zero_output {
+            return Event::NoOp;
+        }
+        self.objpert(&self.first)
+            .map_or(Event::NonPrivate, Event::ObjPert)
+    }
+
+    /// L-BFGS from θ₀ = 0 on the sum-form objective with linear noise `b`, to ‖∇‖₂ ≤ `tau`.
+    fn solve(&self, data: &GlmData<'_>, p: &AmpParams, b: Vec<f64>, tau: f64) -> LbfgsReport {
+        let (loss, lipschitz) = (self.spec.loss, self.spec.lipschitz);
+        let mut obj = PerturbedObjective::new(data, loss, lipschitz, p.lambda, b);
+        lbfgs(&mut obj, &vec![0.0; data.d()], tau, &self.solver)
+    }
+
+    /// The spec's attempt without its output noise: draws b₁ (coordinate by coordinate) and
+    /// solves to `tau`; `Err(DpError::NoConvergence)` if the solver misses it.
+    pub(crate) fn minimiser(
+        &self,
+        data: &GlmData<'_>,
+        tau: f64,
+        rng: &mut StdRng,
+    ) -> Result<LbfgsReport> {
+        let p = &self.first;
+        ensure(
+            !p.zero_output,
+            "epsilon",
+            self.target.epsilon(),
+            "gives theta = 0: nothing to audit",
+        )?;
+        let b = (0..data.d())
+            .map(|_| p.sigma_sum * rng.sample::<f64, _>(StandardNormal))
+            .collect();
+        let r = self.solve(data, p, b, tau);
+        if !(r.converged() && r.grad_norm <= tau) {
+            return Err(DpError::NoConvergence(format!(
+                "AMP: L-BFGS stopped ({:?}) after {} iterations at gradient norm {:e}, above \
+                 {tau:e}",
+                r.status, r.iterations, r.grad_norm
+            )));
+        }
+        Ok(r)
     }
 
     fn report(
@@ -361,7 +412,7 @@ impl Amp {
         }
     }
 
-    fn check_data(&self, data: &GlmData<'_>) -> Result<()> {
+    pub(crate) fn check_data(&self, data: &GlmData<'_>) -> Result<()> {
         check_rows(data, self.n)?;
         check_row_bound(data, self.spec.lipschitz)
     }
@@ -416,14 +467,7 @@ impl Mechanism for Amp {
             let b = normal(params.sigma_sum);
             let b_out = normal(params.sigma_out);
             let tau = n * params.gamma;
-            let mut obj = PerturbedObjective::new(
-                data,
-                self.spec.loss,
-                self.spec.lipschitz,
-                params.lambda,
-                b,
-            );
-            let r = lbfgs(&mut obj, &vec![0.0; d], tau, &self.solver);
+            let r = self.solve(data, &params, b, tau);
             total_iterations += r.iterations;
             if r.converged() && r.grad_norm <= tau {
                 let theta = r.x.iter().zip(&b_out).map(|(t, o)| t + o).collect();

@@ -1,0 +1,336 @@
+//! Objective perturbation seen white-box (audit.md §3), for Algorithm 1 and AMP alike: the
+//! auditor sees the perturbed minimiser θᴾ, before any output noise, and inserts a Dirac
+//! canary, the row r·e_j with label +1 at a coordinate j that no data row touches (r the
+//! public bound on ‖x‖₂ behind β).
+//!
+//! Why the view is one Gaussian sum: J(θ) = Σᵢ f_C(xᵢᵀθ; yᵢ) + (λ/2)‖θ‖² + bᵀθ separates in
+//! θ_j, J_j(θ_j) = f_C(r·θ_j) + (λ/2)θ_j² + b_j·θ_j, the other coordinates being the
+//! production problem, untouched by the canary. In the Huber loss's linear zone
+//! (r·θ_j < 1 − h) the canary's clipped derivative is the constant −g, g = min(r, C), so the
+//! stationary point is λθ_j = g·[canary in] − b_j: a full-batch Gaussian sum of one bounded
+//! gradient with noise multiplier σ/g, the view [`NoisySteps`] describes with q = 1 and T = 1.
+//! Its trade-off is exactly μ-GDP, μ = g/σ; the certificate it answers to is the ObjPert event
+//! alone (the output noise is not seen). Where f'' = 0 the Jacobian of b ↦ θᴾ is the same on
+//! both sides, so this canary never pays ObjPert's Jacobian term: the view's ε is below the
+//! certificate by that term at least.
+//!
+//! A canary run whose margin leaves the linear zone (probability below 10⁻⁸ at the audited
+//! settings) would make the view non-Gaussian: it is an error, not a score.
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use super::alg1::Alg1;
+use crate::accounting::event::Event;
+use crate::error::{DpError, Result, ensure};
+use crate::learn::data::GlmData;
+use crate::learn::iyengar::amp::Amp;
+use crate::learn::iyengar::calibration::Calibration;
+use crate::learn::lbfgs::LbfgsReport;
+use crate::learn::loss::GlmLoss;
+use crate::learn::white_box::{NoisySteps, WhiteBox};
+
+/// Gradient-norm threshold of the white-box solve: the recorded λθ_j is off by at most this
+/// over g, some 10⁻⁸ of the noise's standard deviation at the audited settings.
+pub const WHITE_BOX_TAU: f64 = 1e-7;
+
+/// The objective-perturbation settings the view depends on.
+struct View {
+    loss: GlmLoss,
+    /// r: the public bound on ‖x‖₂.
+    row_bound: f64,
+    /// C: the per-example gradient clipping norm.
+    clip: f64,
+    lambda: f64,
+}
+
+impl View {
+    /// g: the canary's clipped gradient norm in the linear zone.
+    fn gradient(&self) -> f64 {
+        self.row_bound.min(self.clip)
+    }
+
+    /// Runs `solve` (the mechanism's own noise draw and solver, to ‖∇J‖₂ ≤ `tau`) on `data`
+    /// with the auditor's coordinate and, when `view.canary`, its canary row; records λθ_j/g.
+    fn run(
+        &self,
+        data: &GlmData<'_>,
+        seed: u64,
+        view: &mut WhiteBox,
+        solve: impl FnOnce(&GlmData<'_>, f64, &mut StdRng) -> Result<LbfgsReport>,
+    ) -> Result<()> {
+        let GlmLoss::Huber { h } = self.loss else {
+            return Err(DpError::Invalid(
+                "a white-box audit of objective perturbation needs loss = \"huber\": only a \
+                 loss with a linear zone gives the canary a gradient that does not depend on θ"
+                    .into(),
+            ));
+        };
+        let r = self.row_bound;
+        ensure(
+            r.is_finite() && r > 0.0,
+            "row-bound",
+            r,
+            "must be > 0 and finite for a white-box audit (it is the canary's norm)",
+        )?;
+        ensure(
+            data.max_row_norm() <= r * (1.0 + 1e-12),
+            "max-row-norm",
+            data.max_row_norm(),
+            "must be <= the public row bound behind beta",
+        )?;
+        let x = data.x().with_dirac_column(view.canary.then_some(r));
+        let mut y = data.y().to_vec();
+        if view.canary {
+            y.push(1.0);
+        }
+        let augmented = GlmData::from_owned(x, &y)?;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let report = solve(&augmented, WHITE_BOX_TAU, &mut rng)?;
+        let theta_j = report.x[data.d()];
+        if view.canary && r * theta_j >= 1.0 - h {
+            return Err(DpError::Invalid(format!(
+                "the canary's margin {} left the Huber loss's linear zone (< {}): the white-box \
+                 view is not Gaussian at this lambda = {}",
+                r * theta_j,
+                1.0 - h,
+                self.lambda
+            )));
+        }
+        view.updates.clear();
+        view.updates.push(self.lambda * theta_j / self.gradient());
+        Ok(())
+    }
+}
+
+impl Alg1 {
+    fn view(&self) -> View {
+        let s = self.spec();
+        View {
+            loss: s.loss,
+            // β = f''max·r², so r is the bound β was computed from.
+            row_bound: (s.beta / s.loss.max_second_deriv()).sqrt(),
+            clip: s.clip,
+            lambda: self.lambda(),
+        }
+    }
+}
+
+impl NoisySteps for Alg1 {
+    fn run_white_box(&self, data: &GlmData<'_>, seed: u64, view: &mut WhiteBox) -> Result<()> {
+        self.view().run(data, seed, view, |data, tau, rng| {
+            self.minimiser(data, tau, rng)
+        })
+    }
+
+    fn sampling_rate(&self) -> f64 {
+        1.0
+    }
+
+    fn noise_multiplier(&self) -> f64 {
+        self.sigma() / self.view().gradient()
+    }
+
+    fn steps(&self) -> usize {
+        1
+    }
+
+    fn view_event(&self) -> Event {
+        self.objpert().map_or(Event::NonPrivate, Event::ObjPert)
+    }
+}
+
+/// Certified AMP only: paper mode's retries pick Λ and σ₁ again from whether the data let
+/// the solver converge, which no single event covers. The canary makes D′ one row longer
+/// than the n AMP was built for: the sum-form objective is the same mechanism on n + 1 rows,
+/// and its event is for add/remove neighbours.
+impl NoisySteps for Amp {
+    fn run_white_box(&self, data: &GlmData<'_>, seed: u64, view: &mut WhiteBox) -> Result<()> {
+        ensure(
+            self.calibration() == Calibration::Certified,
+            "calibration",
+            0.0,
+            "a white-box audit of AMP needs the certified mode: paper mode's retries choose \
+             lambda and the noise from the data",
+        )?;
+        self.check_data(data)?;
+        self.view().run(data, seed, view, |data, tau, rng| {
+            self.minimiser(data, tau, rng)
+        })
+    }
+
+    fn sampling_rate(&self) -> f64 {
+        1.0
+    }
+
+    fn noise_multiplier(&self) -> f64 {
+        self.params().sigma_sum / self.view().gradient()
+    }
+
+    fn steps(&self) -> usize {
+        1
+    }
+
+    fn view_event(&self) -> Event {
+        self.objpert_event()
+    }
+}
+
+impl Amp {
+    fn view(&self) -> View {
+        View {
+            loss: self.spec().loss,
+            row_bound: self.spec().lipschitz,
+            clip: self.spec().lipschitz,
+            lambda: self.params().lambda,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::FeatureMatrix;
+    use crate::learn::Alg1Spec;
+
+    fn spec() -> Alg1Spec {
+        Alg1Spec {
+            loss: GlmLoss::Huber { h: 0.1 },
+            beta: 2.0 / (2.0 * 0.1),
+            ..Alg1Spec::paper()
+        }
+    }
+
+    /// Rows of norm ≤ √2 (unit features plus a bias of 1), labels from a halfspace.
+    fn rows(n: usize) -> (FeatureMatrix, Vec<f64>) {
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let a = (i as f64 * 0.37).sin();
+            let b = (1.0 - a * a).sqrt();
+            x.extend_from_slice(&[a, b, 1.0]);
+            y.push(if a + 0.3 * b > 0.1 { 1.0 } else { -1.0 });
+        }
+        (FeatureMatrix::dense(x, n, 3), y)
+    }
+
+    #[test]
+    fn the_view_is_a_unit_shift_of_noise_with_multiplier_sigma_over_g() {
+        let (x, y) = rows(200);
+        let data = GlmData::new(&x, &y).unwrap();
+        let m = spec().with_noise(3.0, 40.0).unwrap();
+        let z = m.noise_multiplier();
+        assert!((z - 3.0 / 2f64.sqrt()).abs() < 1e-12);
+        let runs = 3000;
+        let mut moments = [[0.0f64; 2]; 2];
+        for canary in [false, true] {
+            for seed in 0..runs {
+                let mut view = WhiteBox {
+                    canary,
+                    ..Default::default()
+                };
+                m.run_white_box(&data, seed, &mut view).unwrap();
+                assert_eq!(view.updates.len(), 1);
+                let u = view.updates[0];
+                moments[usize::from(canary)][0] += u / runs as f64;
+                moments[usize::from(canary)][1] += u * u / runs as f64;
+            }
+        }
+        for (side, [mean, sq]) in moments.into_iter().enumerate() {
+            let sd = (sq - mean * mean).sqrt();
+            // sd z/√3000 ≈ 0.039 on the mean.
+            assert!(
+                (mean - side as f64).abs() < 0.15,
+                "side {side}: mean {mean}"
+            );
+            assert!((sd / z - 1.0).abs() < 0.05, "side {side}: sd {sd} vs z {z}");
+        }
+        // Same seed, same b: in and out differ by exactly one unit.
+        let mut out = WhiteBox::default();
+        let mut inn = WhiteBox {
+            canary: true,
+            ..Default::default()
+        };
+        m.run_white_box(&data, 7, &mut out).unwrap();
+        m.run_white_box(&data, 7, &mut inn).unwrap();
+        assert!((inn.updates[0] - out.updates[0] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_smooth_loss_or_rows_beyond_the_bound_are_refused() {
+        let (x, y) = rows(20);
+        let data = GlmData::new(&x, &y).unwrap();
+        let logistic = Alg1Spec::paper().with_noise(3.0, 40.0).unwrap();
+        let err = logistic
+            .run_white_box(&data, 0, &mut WhiteBox::default())
+            .unwrap_err();
+        assert!(err.to_string().contains("huber"), "{err}");
+        let tight = Alg1Spec {
+            beta: 5.0,
+            ..spec()
+        }
+        .with_noise(3.0, 40.0)
+        .unwrap();
+        let err = tight
+            .run_white_box(&data, 0, &mut WhiteBox::default())
+            .unwrap_err();
+        assert!(err.to_string().contains("max-row-norm"), "{err}");
+    }
+
+    #[test]
+    fn certified_amps_view_is_the_same_unit_shift_and_paper_mode_is_refused() {
+        use crate::accounting::calibrate::Target;
+        use crate::accounting::rdp_accountant::RdpAccountant;
+        use crate::learn::iyengar::amp::AmpSpec;
+        // Rows of norm 1 (L = 1): drop the bias column.
+        let (x, y) = rows(300);
+        let unit: Vec<f64> = (0..300)
+            .flat_map(|i| {
+                [
+                    x.row(i).dot(&[1.0, 0.0, 0.0]),
+                    x.row(i).dot(&[0.0, 1.0, 0.0]),
+                ]
+            })
+            .collect();
+        let x = FeatureMatrix::dense(unit, 300, 2);
+        let data = GlmData::new(&x, &y).unwrap();
+        let spec = AmpSpec {
+            loss: GlmLoss::Huber { h: 0.1 },
+            lipschitz: 1.0,
+            eps_frac: 0.9,
+            eps_out_frac: 0.01,
+            gamma: 1.0 / (300.0 * 300.0),
+        };
+        let target = Target::new(4.0, 1e-5).unwrap();
+        let rdp = RdpAccountant::new();
+        let amp = spec
+            .build(Calibration::Certified, 300, target, &rdp)
+            .unwrap();
+        assert_eq!(amp.view_event(), amp.objpert_event());
+        assert!(matches!(amp.view_event(), Event::ObjPert(_)));
+        let z = amp.noise_multiplier();
+        let (mut diff, mut out_sq) = (0.0, 0.0);
+        let runs = 2000;
+        for seed in 0..runs {
+            let mut out = WhiteBox::default();
+            let mut inn = WhiteBox {
+                canary: true,
+                ..Default::default()
+            };
+            amp.run_white_box(&data, seed, &mut out).unwrap();
+            amp.run_white_box(&data, seed, &mut inn).unwrap();
+            diff += (inn.updates[0] - out.updates[0]) / runs as f64;
+            out_sq += out.updates[0].powi(2) / runs as f64;
+        }
+        assert!((diff - 1.0).abs() < 1e-6, "{diff}");
+        assert!(
+            (out_sq.sqrt() / z - 1.0).abs() < 0.06,
+            "{} vs {z}",
+            out_sq.sqrt()
+        );
+        let paper = spec.build(Calibration::Paper, 300, target, &rdp).unwrap();
+        let err = paper
+            .run_white_box(&data, 0, &mut WhiteBox::default())
+            .unwrap_err();
+        assert!(err.to_string().contains("calibration"), "{err}");
+    }
+}
