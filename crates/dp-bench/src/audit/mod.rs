@@ -34,8 +34,9 @@ pub use one::Outcome;
 use runs::{Done, Step};
 pub use sharded::{merge, run_shard};
 
-/// Version of how an audit draws and scores its runs (part of every fingerprint).
-const SCHEME: u32 = 2;
+/// Version of how an audit draws and scores its runs (part of every fingerprint): 3 since a
+/// Gaussian white-box view is tested at its central threshold on every run.
+const SCHEME: u32 = 3;
 
 pub use dp_core::audit::threshold::SELECTION_GAMMA;
 
