@@ -33,7 +33,7 @@ cd "$repo"
 export DPBENCH_DATA_MIRROR="${DPBENCH_DATA_MIRROR:-$(cd .. && pwd)/shared/datasets/raw}"
 
 # The committed bytes against SOURCES.md first: instant, and the likeliest failure.
-python3 scripts/snapshot-check.py --hashes-only
+python3 scripts/snapshot-check.py --hashes-only --require-sources
 
 if [[ -z "$bin" ]]; then
   # --all re-runs Neel et al.'s lines too, whose kinds need the MIP oracle.

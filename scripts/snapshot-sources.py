@@ -4,12 +4,15 @@ snapshot, with the config, the commit of the binary that ran it and when (from e
 provenance.json), and the sha256 of every committed file (scripts/check-snapshots.sh fails on
 a file whose bytes differ from it, i.e. one edited by hand or refreshed without this script).
 
-Usage: scripts/snapshot-sources.py PAPER [--results DIR] [--drawn-by COMMIT] [--redrawn]
+Usage: scripts/snapshot-sources.py PAPER [--results DIR] [--drawn-by COMMIT]
+                                  [--redrawn [FILE,FILE...]]
   --results DIR      the results root holding PAPER/<run>/ (default: results)
   --drawn-by COMMIT  commit of the `dp-bench figures` binary that drew the files
                      (default: this checkout's HEAD, +dirty when it has uncommitted changes)
   --redrawn          every file was drawn again (by --drawn-by) and found byte-identical:
-                     record that build and now, not the build that first drew it
+                     record that build and now, not the build that first drew it; with a
+                     comma-separated list, only those files (the others could not be drawn
+                     again, e.g. their runs are not under DIR)
 
 Runs are the PAPER lines of docs/figures/runs.txt. A run found under DIR gets a fresh row;
 one not found keeps its row from the existing SOURCES.md (or is marked "not recorded"). A file
@@ -99,11 +102,13 @@ def main(argv):
     paper, args = argv[0], argv[1:]
     results = os.path.join(REPO, "results")
     drawn_by = None
-    redrawn = False
+    redrawn = False  # True: every file; a set: those files
     while args:
         flag = args.pop(0)
         if flag == "--redrawn":
             redrawn = True
+            if args and not args[0].startswith("--"):
+                redrawn = set(args.pop(0).split(","))
         elif flag in ("--results", "--drawn-by") and args:
             value = args.pop(0)
             if flag == "--results":
@@ -112,6 +117,11 @@ def main(argv):
                 drawn_by = value
         else:
             sys.exit(f"unknown argument {flag!r}\n\n{__doc__}")
+    if isinstance(redrawn, set):
+        folder_files = set(os.listdir(os.path.join(REPO, "docs", "figures", paper)))
+        unknown = sorted(redrawn - folder_files)
+        if unknown:
+            sys.exit(f"--redrawn names files not in docs/figures/{paper}/: {', '.join(unknown)}")
     entries = manifest(paper)
     if not entries:
         sys.exit(f"docs/figures/runs.txt has no line for {paper}")
@@ -142,7 +152,8 @@ def main(argv):
             continue
         digest = sha256(path)
         old = old_files.get(name)
-        if old and old.get("sha256") == digest and not redrawn:
+        again = redrawn is True or (isinstance(redrawn, set) and name in redrawn)
+        if old and old.get("sha256") == digest and not again:
             files.append(old)
         else:
             files.append({"file": name, "sha256": digest, "drawn by": drawn_by,
