@@ -25,6 +25,8 @@ pub const SPEC: PaperSpec = PaperSpec {
         "one-run",
         "white-box",
         "white-box-psgd",
+        "white-box-alg1",
+        "white-box-amp",
     ],
     figures,
 };
