@@ -137,14 +137,16 @@ pub fn md_row(o: &Outcome, first: Option<&str>) -> String {
 
 /// How the bounds were made, under a table.
 pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model, a data \
-    canary; white-box: every step's noisy sum, a gradient canary) and the statistic. Measured \
-    ε: a lower bound holding with the config's `audit.confidence` for all rows of a config \
-    together: the threshold test with Clopper–Pearson bounds (threshold chosen on the first \
-    half of each side's runs, bound computed on the second), the GDP estimate where the \
-    auditor's view is exactly Gaussian (white-box full-batch DP-SGD), or the one-run audit \
-    (runs/side 1). Ceiling: the most that statistic could measure on the same runs at the same \
+    canary; white-box: every step's noisy sum, or the minimiser before its output noise, with \
+    a gradient canary) and the statistic. Measured ε: a lower bound holding with the config's \
+    `audit.confidence` for all rows of a config together: the threshold test with \
+    Clopper–Pearson bounds (threshold chosen on the first half of each side's runs, bound \
+    computed on the second), the GDP estimate at the central threshold on all runs where the \
+    auditor's view is exactly Gaussian (white-box full-batch DP-SGD and P-SGD, Algorithm 1, \
+    AMP), or the one-run audit (runs/side 1). Ceiling: the most that statistic could measure on the same runs at the same \
     confidence from the certificate's own trade-off curve (the event's privacy-loss \
-    distribution joined with the certified (ε, δ)) with expected error counts: measured far \
+    distribution joined with the certified (ε, δ); for a Gaussian white-box view, its own \
+    μ-GDP curve) with expected error counts: measured far \
     below the ceiling means a weak statistic, a ceiling far below the certificate too few runs \
     to see the tail events that set ε at this δ. GDP estimate (black-box rows): Nasr et al. \
     2023, a bound only for mechanisms with a Gaussian trade-off curve, never used there for a \
