@@ -328,8 +328,8 @@ impl FeatureMatrix {
             FeatureMatrix::Dense { data, nrows, ncols } => {
                 let extra = usize::from(row.is_some());
                 let mut out = Vec::with_capacity((nrows + extra) * (ncols + 1));
-                for r in data.chunks(*ncols) {
-                    out.extend_from_slice(r);
+                for i in 0..*nrows {
+                    out.extend_from_slice(&data[i * ncols..(i + 1) * ncols]);
                     out.push(0.0);
                 }
                 if let Some(v) = row {

@@ -214,10 +214,11 @@ pub fn check_all(
             let a = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
             if white_box && a.white_box.is_none() {
                 return Err(at(anyhow::anyhow!(
-                    "`audit.canary = \"gradient\"` audits the noisy steps a mechanism releases \
-                     (white-box: DP-SGD and certified P-SGD), and `methods.{name}` is audited by \
-                     its final model only: audit it with `canary = \"rare_feature\"` in a \
-                     config of its own"
+                    "`audit.canary = \"gradient\"` audits what a mechanism computes inside \
+                     (white-box: DP-SGD's and certified P-SGD's noisy steps; with loss = \
+                     \"huber\", Algorithm 1's and certified AMP's minimiser before its output \
+                     noise), and `methods.{name}` is audited by its final model only: audit it \
+                     with `canary = \"rare_feature\"` in a config of its own"
                 )));
             }
             if one_run

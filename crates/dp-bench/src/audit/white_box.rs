@@ -1,15 +1,18 @@
 //! The white-box audit (`audit.canary = "gradient"`, audit.md §3): the auditor sees every
-//! step's released noisy sum, inserts a Dirac gradient canary C·e_j at a coordinate no row
-//! touches (sampled by its own Poisson coin, as a row is), and scores each run by the
-//! likelihood ratio of "canary in" against "out" ([`dp_core::audit::white_box`]). The proof of
-//! DP-SGD covers this: it holds for every dataset, for releasing every step, and for every
-//! per-example gradient of norm at most C. The runs on D (canary out) and D′ (in) use the same
-//! rows, so the pair is add/remove, the certificate's relation.
+//! step's released noisy sum (or objective perturbation's minimiser before its output noise),
+//! inserts a Dirac gradient canary C·e_j at a coordinate no row touches (sampled by its own
+//! Poisson coin, as a row is), and scores each run by the likelihood ratio of "canary in"
+//! against "out" ([`dp_core::audit::white_box`]). The proof of DP-SGD covers this: it holds
+//! for every dataset, for releasing every step, and for every per-example gradient of norm at
+//! most C. The runs on D (canary out) and D′ (in) use the same rows, so the pair is
+//! add/remove, the certificate's relation.
 //!
-//! Where the auditor's view is exactly μ-GDP (full batch, q = 1) the bound is the GDP
-//! estimate at the central threshold, fixed in advance, on all runs; elsewhere the
-//! Clopper–Pearson threshold bound at a threshold chosen on half the runs. The certificate compared with is the event of the same
-//! mechanism: releasing every step is what DP-SGD's accounting composes.
+//! Where the auditor's view is exactly μ-GDP (full batch, q = 1; objective perturbation) the
+//! bound is the GDP estimate at the central threshold, fixed in advance, on all runs;
+//! elsewhere the Clopper–Pearson threshold bound at a threshold chosen on half the runs. The
+//! certificate compared with is the event of what the auditor sees
+//! ([`crate::experiment::audited::WhiteBox::event`]): every step for DP-SGD and P-SGD,
+//! objective perturbation alone for Algorithm 1 and AMP.
 
 use std::ops::Range;
 use std::time::Instant;
@@ -45,7 +48,7 @@ pub fn audit(
     let view = audited
         .white_box
         .as_ref()
-        .with_context(|| format!("`methods.{name}` releases no steps to audit white-box"))?;
+        .with_context(|| format!("`methods.{name}` has no white-box view"))?;
     let (_keep, data) = one::rows(&ctx, &audited)?;
     // The certificate of what the auditor sees (for Algorithm 1, objective perturbation
     // without the output noise it does not see).

@@ -29,8 +29,8 @@ impl<M: Mechanism> Release for Fixed<M> {
 pub trait WhiteBox: Send + Sync {
     /// One run on `data` with the gradient canary in (`canary`, D′) or out (D): the statistic.
     fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64>;
-    /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD),
-    /// where the GDP estimate is a valid bound.
+    /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD and
+    /// P-SGD, objective perturbation), where the GDP estimate is a valid bound.
     fn gaussian_mu(&self) -> Option<f64>;
     /// The event of what the auditor sees: the certificate the audit compares with.
     fn event(&self) -> Event;

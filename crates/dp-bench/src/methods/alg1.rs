@@ -6,7 +6,7 @@ use dp_core::error::ensure;
 use dp_core::learn::{Alg1, Alg1Spec, Mechanism};
 use serde::{Deserialize, Serialize};
 
-use super::audited::{Audited, Fixed, Steps};
+use super::audited::{Audited, Fixed, Steps, WhiteBox};
 use super::{
     CellOutcome, Context, LossKind, Method, MethodEntry, Protocol, param_error, parse_table,
     public_row_norm_bound, test_accuracy,
@@ -152,6 +152,8 @@ impl Method for Alg1Config {
     /// or removing a row (Redberg et al. §3).
     fn mechanism<'c>(&'c self, ctx: &Context<'c>, epsilon: f64) -> anyhow::Result<Audited<'c>> {
         let mech = self.calibrated(ctx, epsilon)?;
+        // Only the Huber loss's linear zone gives the canary a gradient that θ does not move.
+        let huber = matches!(mech.spec().loss, dp_core::learn::GlmLoss::Huber { .. });
         Ok(Audited {
             event: mech.event(),
             label: format!("sigma={};lambda={}", mech.sigma(), mech.lambda()),
@@ -159,7 +161,7 @@ impl Method for Alg1Config {
             clip: None,
             neighbours: Neighbours::AddRemove,
             certificate: Neighbours::AddRemove,
-            white_box: Some(Box::new(Steps(mech))),
+            white_box: huber.then(|| Box::new(Steps(mech)) as Box<dyn WhiteBox>),
         })
     }
 }

@@ -217,9 +217,11 @@ impl<P: AmpPoints> Grid for AmpFamily<P> {
     }
 
     /// Certified AMP's minimiser before the output noise, with a Dirac canary
-    /// (`dp_core::learn::NoisySteps for Amp`); paper mode's retries choose Λ from the data.
+    /// (`dp_core::learn::NoisySteps for Amp`), for the Huber loss, whose linear zone gives the
+    /// canary a constant gradient; paper mode's retries choose Λ from the data.
     fn white_box(mech: &Amp) -> Option<Box<dyn WhiteBox>> {
-        (mech.calibration() == Calibration::Certified)
+        let huber = matches!(mech.spec().loss, GlmLoss::Huber { .. });
+        (mech.calibration() == Calibration::Certified && huber)
             .then(|| Box::new(Steps(mech.clone())) as Box<dyn WhiteBox>)
     }
 
