@@ -20,7 +20,7 @@ use rand_distr::StandardNormal;
 use serde::Serialize;
 
 use super::data::GlmData;
-use super::lbfgs::{LbfgsOptions, LbfgsReport, lbfgs};
+use super::lbfgs::{LbfgsOptions, LbfgsReport};
 use super::loss::{GlmLoss, beta};
 use super::mechanism::Mechanism;
 use super::objective::PerturbedObjective;
@@ -183,19 +183,9 @@ impl Alg1 {
             self.lambda,
             "must exceed beta = f''max * max row norm^2",
         )?;
-        let d = data.d();
-        let b: Vec<f64> = (0..d)
-            .map(|_| self.sigma * rng.sample::<f64, _>(StandardNormal))
-            .collect();
-        let mut obj = PerturbedObjective::new(data, s.loss, s.clip, self.lambda, b);
-        let report = lbfgs(&mut obj, &vec![0.0; d], tau, &self.solver);
-        if !(report.converged() && report.grad_norm <= tau) {
-            return Err(DpError::NoConvergence(format!(
-                "L-BFGS stopped ({:?}) after {} iterations without reaching the gradient threshold tau = {}",
-                report.status, report.iterations, tau
-            )));
-        }
-        Ok(report)
+        let (loss, clip, lambda) = (s.loss, s.clip, self.lambda);
+        PerturbedObjective::drawn(data, loss, clip, lambda, self.sigma, rng)
+            .minimise(tau, &self.solver)
     }
 
     /// The objective-perturbation part of the event (`None` when σ = 0: not private).

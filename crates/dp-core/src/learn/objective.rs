@@ -7,10 +7,14 @@
 //! `wᵢxᵢ` while the row is in cache, i.e. `Xθ` and `Xᵀw` fused (measured faster than separate
 //! `matvec`/`t_matvec` for dense and CSR storage on Adult-shaped data).
 
+use rand::Rng;
+use rand_distr::StandardNormal;
+
 use super::clipped::ClippedGlm;
 use super::data::GlmData;
-use super::lbfgs::{Objective, Preconditioner};
+use super::lbfgs::{LbfgsOptions, LbfgsReport, Objective, Preconditioner, lbfgs};
 use super::loss::GlmLoss;
+use crate::error::{DpError, Result};
 
 /// Per-example curvature assumed by the preconditioner: the logistic loss's `f''(0)`. The
 /// same value also works best for the Huber loss (tried: `1/(2h)` needs twice the iterations).
@@ -38,6 +42,35 @@ impl<'d, 'a> PerturbedObjective<'d, 'a> {
             lambda,
             b,
         }
+    }
+
+    /// [`PerturbedObjective::new`] with b ~ N(0, σ²I_d) drawn from `rng`, one coordinate at a
+    /// time in order (the draw Algorithm 1 and AMP make).
+    pub fn drawn<R: Rng + ?Sized>(
+        data: &'d GlmData<'a>,
+        loss: GlmLoss,
+        clip: f64,
+        lambda: f64,
+        sigma: f64,
+        rng: &mut R,
+    ) -> Self {
+        let b = (0..data.d())
+            .map(|_| sigma * rng.sample::<f64, _>(StandardNormal))
+            .collect();
+        Self::new(data, loss, clip, lambda, b)
+    }
+
+    /// L-BFGS from θ₀ = 0 until ‖∇J‖₂ ≤ `tau`; `Err(DpError::NoConvergence)` (nothing may be
+    /// released) when it stops short.
+    pub fn minimise(&mut self, tau: f64, solver: &LbfgsOptions) -> Result<LbfgsReport> {
+        let report = lbfgs(self, &vec![0.0; self.b.len()], tau, solver);
+        if !(report.converged() && report.grad_norm <= tau) {
+            return Err(DpError::NoConvergence(format!(
+                "L-BFGS stopped ({:?}) after {} iterations without reaching the gradient threshold tau = {}",
+                report.status, report.iterations, tau
+            )));
+        }
+        Ok(report)
     }
 
     /// The clipped losses.

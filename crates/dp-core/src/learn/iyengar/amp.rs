@@ -374,18 +374,9 @@ impl Amp {
             self.target.epsilon(),
             "gives theta = 0: nothing to audit",
         )?;
-        let b = (0..data.d())
-            .map(|_| p.sigma_sum * rng.sample::<f64, _>(StandardNormal))
-            .collect();
-        let r = self.solve(data, p, b, tau);
-        if !(r.converged() && r.grad_norm <= tau) {
-            return Err(DpError::NoConvergence(format!(
-                "AMP: L-BFGS stopped ({:?}) after {} iterations at gradient norm {:e}, above \
-                 {tau:e}",
-                r.status, r.iterations, r.grad_norm
-            )));
-        }
-        Ok(r)
+        let (loss, lipschitz) = (self.spec.loss, self.spec.lipschitz);
+        PerturbedObjective::drawn(data, loss, lipschitz, p.lambda, p.sigma_sum, rng)
+            .minimise(tau, &self.solver)
     }
 
     fn report(
