@@ -344,7 +344,8 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
         (
             "trials = 1",
             "test = \"one_run\"\ncanary = \"gradient\"\n",
-            method("alg1"),
+            // Objective perturbation's white-box view carries one canary per run.
+            format!("{}loss = \"huber\"\n", method("alg1")),
             vec![
                 "`audit.canary` = \"gradient\"",
                 "audit.test = \"threshold\"",
@@ -443,4 +444,35 @@ fn the_white_box_audit_reaches_dpsgds_certificate() {
         !dir.path().join("r").exists(),
         "a refused audit left a folder"
     );
+}
+
+/// The white-box one-run audit: 1,000 gradient canaries in one full-batch DP-SGD run, whose
+/// view is exactly Gaussian, tested against the Gaussian curve (Mahloujifar et al.); a
+/// sampled run, whose view is not, keeps Steinke et al.'s bound and shows the f-DP number as
+/// an estimate.
+#[test]
+fn the_white_box_one_run_audit_tests_the_gaussian_curve() {
+    let dpsgd = "kind = \"dpsgd\"\ntuning = \"dishonest\"\ngrid_size = 1\noptimizer = \"sgd\"\n\
+                 lr_min = 1.0\nlr_max = 1.0\nepochs = 10\n";
+    let out = audit(&format!(
+        "seed = 10\ntrials = 1\nepsilons = [4.0]\ndelta = 1e-5\n\
+         [audit]\ntest = \"one_run\"\ncanary = \"gradient\"\ncanaries = 1000\nguesses = 100\n\
+         {DATASET}[methods.full]\n{dpsgd}batch_size = 200\n\
+         [methods.sampled]\n{dpsgd}batch_size = 20\n"
+    ));
+    show(&out);
+    let by = |m: &str| out.iter().find(|o| o.method == m).unwrap();
+    let (full, sampled) = (by("full"), by("sampled"));
+    for o in [full, sampled] {
+        assert_eq!(o.threat_model, "white-box");
+        assert_eq!(Verdict::of(o), Verdict::Consistent, "{o:?}");
+        assert_eq!(o.one_run.as_ref().unwrap().guesses, 200);
+    }
+    assert_eq!(full.statistic, "one_run_fdp");
+    assert_eq!(full.epsilon_gdp, Some(full.epsilon_lower));
+    let ceiling = full.epsilon_ceiling.expect("a Gaussian view has a ceiling");
+    assert!(ceiling < full.epsilon_certified, "{full:?}");
+    assert!(full.epsilon_lower >= 0.5 * ceiling, "{full:?}");
+    assert_eq!(sampled.statistic, "one_run");
+    assert!(sampled.epsilon_gdp.is_some() && sampled.epsilon_ceiling.is_none());
 }

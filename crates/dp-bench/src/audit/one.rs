@@ -44,7 +44,9 @@ pub struct Outcome {
     #[serde(default = "black_box")]
     pub threat_model: String,
     /// The statistic of `epsilon_lower`: `threshold` (Clopper–Pearson), `gdp` (the GDP
-    /// estimate, only where the trade-off is exactly Gaussian) or `one_run`.
+    /// estimate, only where the trade-off is exactly Gaussian), `one_run` (Steinke et al.) or
+    /// `one_run_fdp` (the one-run f-DP test against the Gaussian curve, only where each
+    /// canary's view is exactly Gaussian).
     #[serde(default = "threshold")]
     pub statistic: String,
     /// The ε the calibration was asked for (the claim).
@@ -65,9 +67,11 @@ pub struct Outcome {
     pub test: Option<Test>,
     /// The one-run audit's guesses, when the audit was one.
     pub one_run: Option<OneRun>,
-    /// Nasr et al. 2023's Gaussian-DP estimate from the same counts: a lower bound only if the
-    /// mechanism's trade-off curve is Gaussian (Gaussian noise on a fixed-sensitivity
-    /// release); shown beside the bound, never used for a verdict.
+    /// Nasr et al. 2023's Gaussian-DP estimate from the same counts (for a one-run audit,
+    /// Mahloujifar et al.'s f-DP test against the Gaussian curve on the same guesses): a lower
+    /// bound only if the mechanism's trade-off curve is Gaussian (Gaussian noise on a
+    /// fixed-sensitivity release); shown beside the bound, never used for a verdict. `None`
+    /// in one-run outcomes stored before it was recorded.
     pub epsilon_gdp: Option<f64>,
     /// The ceiling of the threshold test ([`dp_core::audit::ceiling`]): the largest bound it
     /// could reach on the evaluation runs at this confidence if it were the likelihood-ratio
@@ -219,6 +223,18 @@ pub fn check_all(
                      \"huber\", Algorithm 1's and certified AMP's minimiser before its output \
                      noise), and `methods.{name}` is audited by its final model only: audit it \
                      with `canary = \"rare_feature\"` in a config of its own"
+                )));
+            }
+            let canaries = cfg.audit.as_ref().map_or(0, |s| s.canaries);
+            if let Some(view) = a.white_box.as_ref().filter(|_| white_box && one_run)
+                && (view.max_canaries() as u64) < canaries
+            {
+                return Err(at(anyhow::anyhow!(
+                    "key `audit.canary` = \"gradient\" with `audit.test = \"one_run\"` puts \
+                     `audit.canaries` = {canaries} gradient canaries in one run, and the \
+                     white-box view of `methods.{name}` (objective perturbation's minimiser) \
+                     carries {} per run: use `audit.test = \"threshold\"`",
+                    view.max_canaries()
                 )));
             }
             if one_run

@@ -9,13 +9,24 @@
 //! "isolated" canaries. Adding zero columns and rows within the public bounds keeps every
 //! dataset legal for the mechanism's proof.
 //!
+//! **White-box** (`audit.canary = "gradient"`): canary i is instead a Dirac gradient canary on
+//! a coordinate of its own ([`dp_core::learn::WhiteBox`]), in one run of the production loop,
+//! scored by the likelihood ratio of its noisy sums. Where that view is exactly μ-GDP (full
+//! batch), the bound is the f-DP test against the Gaussian curve (Mahloujifar et al. 2025,
+//! [`dp_core::audit::one_run_fdp`]), fixed before the run; elsewhere Steinke et al.'s.
+//!
 //! **Relation.** Including a canary or not is add/remove-one, so only mechanisms certified
 //! under add/remove (DP-SGD, Algorithm 1) can be audited this way; the guesses (k highest
-//! "included", k lowest "excluded") are fixed before the run.
+//! "included", k lowest "excluded") are fixed before the run. Every row also carries the f-DP
+//! test's ε against the Gaussian family in its GDP-estimate column: a bound where the view is
+//! Gaussian, an estimate elsewhere.
 
 use std::time::Instant;
 
+use anyhow::Context as _;
+
 use dp_core::accounting::event::Neighbours;
+use dp_core::audit::one_run_fdp;
 use dp_core::features::{Csr, FeatureMatrix};
 use dp_core::seed::derive_seed;
 use dp_data::Dataset;
@@ -79,20 +90,17 @@ pub fn audit(
     (m, k): (u64, u64),
 ) -> anyhow::Result<Outcome> {
     let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
+    let white_box = cfg.audit.as_ref().map(|a| a.canary)
+        == Some(crate::experiment::audit_settings::Canary::Gradient);
+    if white_box {
+        return audit_white_box(cfg, base, name, spec, epsilon, gamma, fingerprint, (m, k));
+    }
     // check_all refused mechanisms that are not add/remove before anything ran.
     let clip = probe.clip;
     let value = public_value_bound(&cfg.dataset, clip)?;
     let d = base.x.ncols();
-    let seed = |what: &[u8]| {
-        derive_seed(&[
-            &cfg.seed.to_le_bytes(),
-            name.as_bytes(),
-            &epsilon.to_bits().to_le_bytes(),
-            what,
-        ])
-    };
-    let mut rng = StdRng::seed_from_u64(seed(b"one-run canaries"));
-    let included: Vec<bool> = (0..m).map(|_| rng.random::<bool>()).collect();
+    let seed = |what: &[u8]| seed(cfg, name, epsilon, what);
+    let included = inclusion(cfg, name, epsilon, m);
     let which: Vec<usize> = (0..m as usize).filter(|&i| included[i]).collect();
     let wide = Dataset {
         x: widen(&base.x, m as usize),
@@ -114,6 +122,7 @@ pub fn audit(
     let seconds = start.elapsed().as_secs_f64();
     let (r, v) = dp_core::audit::one_run::guesses(&scores, &included, k as usize, k as usize)?;
     let lower = dp_core::audit::one_run::epsilon_lower_bound(m, r, v, cfg.delta, gamma)?;
+    let fdp = one_run_fdp::epsilon_lower_bound(m, r, v, cfg.delta, gamma)?;
     Ok(Outcome {
         method: name.to_string(),
         kind: spec.kind.to_string(),
@@ -136,10 +145,103 @@ pub fn audit(
             guesses: r,
             correct: v,
         }),
-        epsilon_gdp: None,
+        epsilon_gdp: Some(fdp),
         epsilon_ceiling: None,
         failures: [failed, 0],
         feature: d,
+        seconds,
+        fingerprint,
+    })
+}
+
+/// The seed of `what` in the one-run audit of `name` at `epsilon`.
+fn seed(cfg: &Config, name: &str, epsilon: f64, what: &[u8]) -> u64 {
+    derive_seed(&[
+        &cfg.seed.to_le_bytes(),
+        name.as_bytes(),
+        &epsilon.to_bits().to_le_bytes(),
+        what,
+    ])
+}
+
+/// Which of the m canaries are in (S_i = +1), each with probability ½.
+fn inclusion(cfg: &Config, name: &str, epsilon: f64, m: u64) -> Vec<bool> {
+    let mut rng = StdRng::seed_from_u64(seed(cfg, name, epsilon, b"one-run canaries"));
+    (0..m).map(|_| rng.random::<bool>()).collect()
+}
+
+/// The white-box one-run audit of `spec`: m gradient canaries in one run of the production
+/// loop on `base` (module docs).
+#[allow(clippy::too_many_arguments)]
+fn audit_white_box(
+    cfg: &Config,
+    base: &Dataset,
+    name: &str,
+    spec: &MethodSpec,
+    epsilon: f64,
+    gamma: f64,
+    fingerprint: String,
+    (m, k): (u64, u64),
+) -> anyhow::Result<Outcome> {
+    let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
+    let p = prepared(cfg, base)?;
+    let ctx = p.context()?;
+    let audited = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+    // check_all refused methods without a view that carries m canaries.
+    let view = audited
+        .white_box
+        .as_ref()
+        .with_context(|| format!("`methods.{name}` has no white-box view"))?;
+    let (_keep, rows) = rows(&ctx, &audited)?;
+    let included = inclusion(cfg, name, epsilon, m);
+    let start = Instant::now();
+    let scores = view
+        .scores_one_run(
+            &rows,
+            seed(cfg, name, epsilon, b"one-run training"),
+            &included,
+        )
+        .map_err(|e| at(e.into()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let (r, v) = dp_core::audit::one_run::guesses(&scores, &included, k as usize, k as usize)?;
+    let fdp = one_run_fdp::epsilon_lower_bound(m, r, v, cfg.delta, gamma)?;
+    let (statistic, lower, ceiling) = match view.gaussian_mu() {
+        Some(mu) => {
+            let top = one_run_fdp::gaussian_ceiling(mu, m, (k, k), cfg.delta, gamma)?;
+            ("one_run_fdp", fdp, Some(top))
+        }
+        None => (
+            "one_run",
+            dp_core::audit::one_run::epsilon_lower_bound(m, r, v, cfg.delta, gamma)?,
+            None,
+        ),
+    };
+    Ok(Outcome {
+        method: name.to_string(),
+        kind: spec.kind.to_string(),
+        calibration: calibration_of(spec),
+        label: audited.label.clone(),
+        learner: crate::experiment::method::identity(spec.method.as_ref()),
+        neighbours: relation_name(Neighbours::AddRemove).into(),
+        certificate: relation_name(audited.certificate).into(),
+        threat_model: "white-box".into(),
+        statistic: statistic.into(),
+        epsilon_target: epsilon,
+        epsilon_certified: ctx.certify(&view.event())?,
+        epsilon_lower: lower,
+        delta: cfg.delta,
+        confidence: 1.0 - gamma,
+        runs_per_side: 1,
+        test: None,
+        one_run: Some(OneRun {
+            canaries: m,
+            guesses: r,
+            correct: v,
+        }),
+        epsilon_gdp: Some(fdp),
+        epsilon_ceiling: ceiling,
+        failures: [0, 0],
+        feature: rows.d(),
         seconds,
         fingerprint,
     })

@@ -119,14 +119,6 @@ impl AuditSettings {
             AuditTest::OneRun => self.validate_one_run(trials)?,
             AuditTest::Threshold => validate_runs(trials)?,
         }
-        if self.canary == Canary::Gradient && self.test == AuditTest::OneRun {
-            return Err(
-                "key `audit.canary` = \"gradient\": the white-box audit runs the \
-                 threshold test over many runs; a one-run audit with gradient canaries is not \
-                 implemented: set `audit.test = \"threshold\"`"
-                    .into(),
-            );
-        }
         // Also refuses NaN. Below ½ the "bound" is more often wrong than right; at 1 no
         // finite number of runs gives a bound, and 1 − confidence must stay a positive double
         // for the Bonferroni split.

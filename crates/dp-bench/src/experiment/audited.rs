@@ -29,6 +29,16 @@ impl<M: Mechanism> Release for Fixed<M> {
 pub trait WhiteBox: Send + Sync {
     /// One run on `data` with the gradient canary in (`canary`, D′) or out (D): the statistic.
     fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64>;
+    /// One run with a gradient canary per entry of `canaries` (in where it holds), each on a
+    /// coordinate of its own: one statistic per canary, the one-run audit's scores.
+    fn scores_one_run(
+        &self,
+        data: &GlmData<'_>,
+        seed: u64,
+        canaries: &[bool],
+    ) -> dp_core::Result<Vec<f64>>;
+    /// The most canaries one run carries ([`NoisySteps::max_canaries`]).
+    fn max_canaries(&self) -> usize;
     /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD and
     /// P-SGD, objective perturbation), where the GDP estimate is a valid bound.
     fn gaussian_mu(&self) -> Option<f64>;
@@ -43,16 +53,39 @@ pub struct Steps<M>(pub M);
 
 impl<M: NoisySteps> WhiteBox for Steps<M> {
     fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
-        let mut view = dp_core::learn::WhiteBox {
-            canary,
-            ..Default::default()
-        };
+        let mut view = dp_core::learn::WhiteBox::one(canary);
         self.0.run_white_box(data, seed, &mut view)?;
         dp_core::audit::white_box::likelihood_ratio(
             &view.updates,
             self.0.sampling_rate(),
             self.0.noise_multiplier(),
         )
+    }
+
+    fn scores_one_run(
+        &self,
+        data: &GlmData<'_>,
+        seed: u64,
+        canaries: &[bool],
+    ) -> dp_core::Result<Vec<f64>> {
+        let mut view = dp_core::learn::WhiteBox {
+            canaries: canaries.to_vec(),
+            updates: Vec::new(),
+        };
+        self.0.run_white_box(data, seed, &mut view)?;
+        let (q, z) = (self.0.sampling_rate(), self.0.noise_multiplier());
+        let mut updates = Vec::with_capacity(self.0.steps());
+        (0..canaries.len())
+            .map(|i| {
+                updates.clear();
+                updates.extend(view.canary_updates(i));
+                dp_core::audit::white_box::likelihood_ratio(&updates, q, z)
+            })
+            .collect()
+    }
+
+    fn max_canaries(&self) -> usize {
+        self.0.max_canaries()
     }
 
     fn gaussian_mu(&self) -> Option<f64> {

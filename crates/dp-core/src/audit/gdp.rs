@@ -39,7 +39,7 @@ pub fn norm_quantile_log(ln_p: f64) -> Result<f64> {
 }
 
 /// (lo, hi) with Φ(lo) ≤ p ≤ Φ(hi), adjacent doubles (or ±∞) around Φ⁻¹(p), for ln p ≤ 0.
-fn quantile_bracket(ln_p: f64) -> (f64, f64) {
+pub(crate) fn quantile_bracket(ln_p: f64) -> (f64, f64) {
     if ln_p == f64::NEG_INFINITY {
         return (f64::NEG_INFINITY, f64::NEG_INFINITY);
     }

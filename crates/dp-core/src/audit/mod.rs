@@ -17,7 +17,8 @@
 //! - Nasr et al. 2023: the Gaussian-DP estimate ([`gdp`]), much tighter but a lower bound only
 //!   when the mechanism's trade-off curve is Gaussian.
 //! - Steinke, Nasr & Jagielski 2023: auditing with one training run and many canaries
-//!   ([`one_run`]).
+//!   ([`one_run`]); Mahloujifar, Melis & Chaudhuri 2025: the same game tested against the
+//!   mechanism's f-DP curve ([`one_run_fdp`]), far tighter for Gaussian mechanisms.
 //! - The ceiling ([`ceiling`]): the best bound any statistic could reach from a mechanism's own
 //!   trade-off curve with the same runs, beside which a measured bound can be judged.
 //!
@@ -29,6 +30,7 @@ pub mod ceiling;
 pub mod clopper_pearson;
 pub mod gdp;
 pub mod one_run;
+pub mod one_run_fdp;
 pub mod threshold;
 pub mod white_box;
 

@@ -69,10 +69,7 @@ fn scores(run: &DpSgd, claimed: &DpSgd, runs: u64, tag: u8) -> [Vec<f64>; 2] {
         (0..runs)
             .map(|i| {
                 let seed = derive_seed(&[&[tag, u8::from(canary)], &i.to_le_bytes()]);
-                let mut wb = WhiteBox {
-                    canary,
-                    ..WhiteBox::default()
-                };
+                let mut wb = WhiteBox::one(canary);
                 dpsgd_white_box(&data, run, &mut StdRng::seed_from_u64(seed), &mut wb).unwrap();
                 assert_eq!(wb.updates.len(), run.steps);
                 likelihood_ratio(&wb.updates, claimed.sampling_rate, claimed.noise_multiplier)
@@ -139,5 +136,44 @@ fn halved_noise_is_refuted_white_box_and_honest_is_not() {
     assert!(
         b > certified,
         "halved noise not refuted: {b} <= {certified}"
+    );
+}
+
+#[test]
+fn one_run_carries_a_coordinate_per_canary() {
+    // 1,000 gradient canaries, every other one in, in one full-batch run (μ = √10/2 per
+    // canary): each coordinate records 1 + zξ per step when its canary is in, zξ when out, and
+    // the one-run f-DP test on their likelihood ratios sees them at level γ without
+    // exceeding the true μ.
+    let (x, y) = rows();
+    let data = GlmData::new(&x, &y).unwrap();
+    let (z, m) = (2.0, 1000);
+    let run = full_batch(z, 40);
+    let included: Vec<bool> = (0..m).map(|i| i % 2 == 0).collect();
+    let mut wb = WhiteBox {
+        canaries: included.clone(),
+        updates: Vec::new(),
+    };
+    dpsgd_white_box(&data, &run, &mut StdRng::seed_from_u64(5), &mut wb).unwrap();
+    assert_eq!(wb.updates.len(), run.steps * m);
+    let mean = |inside: bool| {
+        let picked: Vec<f64> = (0..m)
+            .filter(|&i| included[i] == inside)
+            .flat_map(|i| wb.canary_updates(i))
+            .collect();
+        picked.iter().sum::<f64>() / picked.len() as f64
+    };
+    // 5,000 draws a side: the mean's standard deviation is z/√5000 ≈ 0.028.
+    assert!((mean(true) - 1.0).abs() < 0.15, "in: {}", mean(true));
+    assert!(mean(false).abs() < 0.15, "out: {}", mean(false));
+    let scores: Vec<f64> = (0..m)
+        .map(|i| likelihood_ratio(&wb.canary_updates(i).collect::<Vec<_>>(), 1.0, z).unwrap())
+        .collect();
+    let (r, v) = crate::audit::one_run::guesses(&scores, &included, 100, 100).unwrap();
+    let mu = crate::audit::one_run_fdp::mu_lower_bound(m as u64, r, v, 0.05).unwrap();
+    let truth = full_batch_mu(1.0, run.steps, z).unwrap();
+    assert!(
+        mu > 0.3 * truth && mu <= truth,
+        "μ_lb {mu} of {truth} ({v} of {r} right)"
     );
 }

@@ -180,7 +180,9 @@ pub fn dpsgd_white_box<R: Rng + ?Sized>(
     white_box: &mut WhiteBox,
 ) -> Result<DpSgdOutput> {
     white_box.updates.clear();
-    white_box.updates.reserve(params.steps);
+    white_box
+        .updates
+        .reserve(params.steps.saturating_mul(white_box.canaries.len()));
     run(data, params, rng, Some(white_box))
 }
 
@@ -216,8 +218,9 @@ fn run<R: Rng + ?Sized>(
     params.validate()?;
     let (n, d) = (data.n(), data.d());
     ensure(n > 0, "n", n as f64, "dataset must not be empty")?;
-    // The white-box coordinate: index d of θ, outside every row.
-    let width = d + usize::from(white_box.is_some());
+    // The white-box coordinates: d, d + 1, … of θ, one per canary, outside every row.
+    let extra = white_box.as_ref().map_or(0, |w| w.canaries.len());
+    let width = d + extra;
     let sampler = PoissonSampler::new(n, params.sampling_rate)?;
     let (x, y, norms) = (data.x(), data.y(), data.row_norms());
     let (loss, clip) = (params.loss, params.clip);
@@ -250,11 +253,14 @@ fn run<R: Rng + ?Sized>(
             None => sparse_clipped_sum(x, y, norms, &batch, th, loss, clip, gr),
         }
         if let Some(w) = white_box.as_deref_mut() {
-            // The canary's coin is drawn after the rows' (on D′ only, where it is a row). Its
-            // clipped gradient is C·e_d, norm C, which clipping leaves as it is.
-            grad[d] = 0.0;
-            if w.canary && rng.random::<f64>() < params.sampling_rate {
-                grad[d] = clip;
+            // Each canary's coin is drawn after the rows' (only where it is in, where it is a
+            // row), in canary order. Its clipped gradient is C·e_j, norm C, which clipping
+            // leaves as it is.
+            for (g, &inside) in grad[d..].iter_mut().zip(&w.canaries) {
+                *g = 0.0;
+                if inside && rng.random::<f64>() < params.sampling_rate {
+                    *g = clip;
+                }
             }
         }
         if noise_sd > 0.0 {
@@ -263,7 +269,7 @@ fn run<R: Rng + ?Sized>(
             }
         }
         if let Some(w) = white_box.as_deref_mut() {
-            w.updates.push(grad[d] / clip);
+            w.updates.extend(grad[d..].iter().map(|g| g / clip));
         }
         for (g, &t) in grad.iter_mut().zip(&theta) {
             *g = *g * inv_batch + params.l2 * t;

@@ -56,7 +56,7 @@ impl View {
     }
 
     /// Runs `solve` (the mechanism's own noise draw and solver, to ‖∇J‖₂ ≤ `tau`) on `data`
-    /// with the auditor's coordinate and, when `view.canary`, its canary row; records λθ_j/g.
+    /// with the auditor's coordinate and, when its one canary is in, the canary row; records λθ_j/g.
     fn run(
         &self,
         data: &GlmData<'_>,
@@ -64,6 +64,13 @@ impl View {
         view: &mut WhiteBox,
         solve: impl FnOnce(&GlmData<'_>, f64, &mut StdRng) -> Result<LbfgsReport>,
     ) -> Result<()> {
+        let &[canary] = view.canaries.as_slice() else {
+            return Err(DpError::Invalid(format!(
+                "objective perturbation's white-box view carries one canary per run, not {}: \
+                 audit it with `audit.test = \"threshold\"`",
+                view.canaries.len()
+            )));
+        };
         let GlmLoss::Huber { h } = self.loss else {
             return Err(DpError::Invalid(
                 "a white-box audit of objective perturbation needs loss = \"huber\": only a \
@@ -84,9 +91,9 @@ impl View {
                 data.max_row_norm()
             )));
         }
-        let x = data.x().with_dirac_column(view.canary.then_some(r));
+        let x = data.x().with_dirac_column(canary.then_some(r));
         let mut y = data.y().to_vec();
-        if view.canary {
+        if canary {
             y.push(1.0);
         }
         let augmented = GlmData::from_owned(x, &y)?;
@@ -95,7 +102,7 @@ impl View {
         let theta_j = report.x[data.d()];
         let g = self.gradient();
         let u = self.lambda * theta_j / g;
-        if view.canary && r * theta_j >= 1.0 - h && self.lambda * (1.0 - h) / (r * g) <= 0.5 {
+        if canary && r * theta_j >= 1.0 - h && self.lambda * (1.0 - h) / (r * g) <= 0.5 {
             return Err(DpError::Invalid(format!(
                 "the canary's margin {} left the Huber loss's linear zone (< {}) where \
                  lambda = {} cannot keep the view above its central threshold: use a larger \
@@ -151,6 +158,10 @@ impl NoisySteps for Alg1 {
         1
     }
 
+    fn max_canaries(&self) -> usize {
+        1
+    }
+
     fn view_event(&self) -> Event {
         self.objpert().map_or(Event::NonPrivate, Event::ObjPert)
     }
@@ -184,6 +195,10 @@ impl NoisySteps for Amp {
     }
 
     fn steps(&self) -> usize {
+        1
+    }
+
+    fn max_canaries(&self) -> usize {
         1
     }
 
@@ -240,10 +255,7 @@ mod tests {
         let mut moments = [[0.0f64; 2]; 2];
         for canary in [false, true] {
             for seed in 0..runs {
-                let mut view = WhiteBox {
-                    canary,
-                    ..Default::default()
-                };
+                let mut view = WhiteBox::one(canary);
                 m.run_white_box(&data, seed, &mut view).unwrap();
                 assert_eq!(view.updates.len(), 1);
                 let u = view.updates[0];
@@ -261,11 +273,8 @@ mod tests {
             assert!((sd / z - 1.0).abs() < 0.05, "side {side}: sd {sd} vs z {z}");
         }
         // Same seed, same b: in and out differ by exactly one unit.
-        let mut out = WhiteBox::default();
-        let mut inn = WhiteBox {
-            canary: true,
-            ..Default::default()
-        };
+        let mut out = WhiteBox::one(false);
+        let mut inn = WhiteBox::one(true);
         m.run_white_box(&data, 7, &mut out).unwrap();
         m.run_white_box(&data, 7, &mut inn).unwrap();
         assert!((inn.updates[0] - out.updates[0] - 1.0).abs() < 1e-6);
@@ -277,7 +286,7 @@ mod tests {
         let data = GlmData::new(&x, &y).unwrap();
         let logistic = Alg1Spec::paper().with_noise(3.0, 40.0).unwrap();
         let err = logistic
-            .run_white_box(&data, 0, &mut WhiteBox::default())
+            .run_white_box(&data, 0, &mut WhiteBox::one(false))
             .unwrap_err();
         assert!(err.to_string().contains("huber"), "{err}");
         let tight = Alg1Spec {
@@ -287,7 +296,7 @@ mod tests {
         .with_noise(3.0, 40.0)
         .unwrap();
         let err = tight
-            .run_white_box(&data, 0, &mut WhiteBox::default())
+            .run_white_box(&data, 0, &mut WhiteBox::one(false))
             .unwrap_err();
         assert!(err.to_string().contains("max-row-norm"), "{err}");
     }
@@ -304,10 +313,7 @@ mod tests {
             ..Alg1Spec::paper()
         };
         let m = wide.with_noise(0.1, 1.01 * 2.0 / 1.2).unwrap();
-        let mut inn = WhiteBox {
-            canary: true,
-            ..Default::default()
-        };
+        let mut inn = WhiteBox::one(true);
         let err = m.run_white_box(&data, 3, &mut inn).unwrap_err();
         assert!(err.to_string().contains("linear zone"), "{err}");
         // h = 0.1, λ = 1.01β, large σ: b_j < −5 takes the margin off the zone (u ≥
@@ -357,11 +363,8 @@ mod tests {
         let (mut diff, mut out_sq) = (0.0, 0.0);
         let runs = 2000;
         for seed in 0..runs {
-            let mut out = WhiteBox::default();
-            let mut inn = WhiteBox {
-                canary: true,
-                ..Default::default()
-            };
+            let mut out = WhiteBox::one(false);
+            let mut inn = WhiteBox::one(true);
             amp.run_white_box(&data, seed, &mut out).unwrap();
             amp.run_white_box(&data, seed, &mut inn).unwrap();
             diff += (inn.updates[0] - out.updates[0]) / runs as f64;
@@ -375,7 +378,7 @@ mod tests {
         );
         let paper = spec.build(Calibration::Paper, 300, target, &rdp).unwrap();
         let err = paper
-            .run_white_box(&data, 0, &mut WhiteBox::default())
+            .run_white_box(&data, 0, &mut WhiteBox::one(false))
             .unwrap_err();
         assert!(err.to_string().contains("calibration"), "{err}");
     }

@@ -23,6 +23,7 @@ pub const SPEC: PaperSpec = PaperSpec {
         "iyengar2019",
         "iyengar2019-short-batch",
         "one-run",
+        "one-run-white-box",
         "white-box",
         "white-box-psgd",
         "white-box-alg1",

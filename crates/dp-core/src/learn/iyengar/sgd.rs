@@ -267,8 +267,8 @@ impl Mechanism for Psgd {
 
 impl Psgd {
     /// The loop of [`Mechanism::fit`]; with `white_box`, each step also releases the noisy
-    /// sum at the auditor's coordinate (outside θ, so θ's steps and projection are the
-    /// production ones): the canary's clipped gradient G·e_j when its own Poisson coin (drawn
+    /// sum at each of the auditor's coordinates (outside θ, so θ's steps and projection are
+    /// the production ones): a canary's clipped gradient G·e_j when its own Poisson coin (drawn
     /// after the rows') includes it, plus that coordinate's share of the step's noise, drawn
     /// after θ's.
     fn run(
@@ -292,6 +292,8 @@ impl Psgd {
         let sampler = PoissonSampler::new(self.n, self.rate)?;
         let mut grad = vec![0.0; d];
         let mut batch = Vec::with_capacity(2 * s.batch + 16);
+        // This step's coin of each white-box canary.
+        let mut sampled = vec![false; white_box.as_ref().map_or(0, |w| w.canaries.len())];
         let scale = 1.0 / s.batch as f64;
         let bound = lipschitz(s.loss, s.lipschitz);
         for _ in 0..s.steps {
@@ -302,18 +304,23 @@ impl Psgd {
                 }
                 Calibration::Certified => sampler.sample_into(&mut rng, &mut batch),
             }
-            let canary = white_box
-                .as_deref()
-                .is_some_and(|w| w.canary && rng.random::<f64>() < self.rate);
+            if let Some(w) = white_box.as_deref() {
+                // Each canary's coin, only where it is in, in canary order.
+                for (hit, &inside) in sampled.iter_mut().zip(&w.canaries) {
+                    *hit = inside && rng.random::<f64>() < self.rate;
+                }
+            }
             loss_gradient(data, s.loss, &theta, &batch, scale, &mut grad);
             for (t, &g) in theta.iter_mut().zip(&grad) {
                 let noise = self.noise * rng.sample::<f64, _>(StandardNormal);
                 *t -= s.lr * (g + s.lambda * *t + noise);
             }
             if let Some(w) = white_box.as_deref_mut() {
-                let noise = self.noise * rng.sample::<f64, _>(StandardNormal);
-                let sum = if canary { bound * scale } else { 0.0 } + noise;
-                w.updates.push(sum / (bound * scale));
+                for &hit in &sampled {
+                    let noise = self.noise * rng.sample::<f64, _>(StandardNormal);
+                    let sum = if hit { bound * scale } else { 0.0 } + noise;
+                    w.updates.push(sum / (bound * scale));
+                }
             }
             if let Some(c) = s.radius {
                 project_l2(&mut theta, c);

@@ -284,10 +284,7 @@ fn the_white_box_view_is_the_claimed_gaussian_and_paper_mode_has_none() {
     for canary in [false, true] {
         let mut all = Vec::new();
         for seed in 0..2000 {
-            let mut view = WhiteBox {
-                canary,
-                ..WhiteBox::default()
-            };
+            let mut view = WhiteBox::one(canary);
             m.run_white_box(&data, seed, &mut view).unwrap();
             assert_eq!(view.updates.len(), 10);
             all.extend(view.updates);
@@ -301,7 +298,7 @@ fn the_white_box_view_is_the_claimed_gaussian_and_paper_mode_has_none() {
     }
     let paper = s.build(Calibration::Paper, 400, t, &acc).unwrap();
     let err = paper
-        .run_white_box(&data, 0, &mut WhiteBox::default())
+        .run_white_box(&data, 0, &mut WhiteBox::one(false))
         .unwrap_err();
     assert!(err.to_string().contains("certified"), "{err}");
 }
