@@ -351,6 +351,19 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
                 "audit.test = \"threshold\"",
             ],
         ),
+        (
+            "trials = 1",
+            "test = \"one_run\"\ncanary = \"gradient\"\n",
+            // 60,000 steps × 1,000 canaries of noisy sums kept: over the limit.
+            "[methods.d]\nkind = \"dpsgd\"\ntuning = \"dishonest\"\ngrid_size = 1\n\
+             epochs = 300\nbatch_size = 1\n"
+                .to_string(),
+            vec![
+                "`audit.canaries` = 1000",
+                "50000000",
+                "use at most 833 canaries",
+            ],
+        ),
         // The general name limit or the audit's file-name limit, whichever comes first.
         ("trials = 2", "", method(&"m".repeat(300)), vec!["method"]),
     ];

@@ -237,6 +237,21 @@ pub fn check_all(
                     view.max_canaries()
                 )));
             }
+            if let Some(view) = a.white_box.as_ref().filter(|_| white_box && one_run) {
+                // Every step's sum at every canary's coordinate is kept until the run ends.
+                let kept = (view.steps() as u64).saturating_mul(canaries);
+                let most = super::MAX_ONE_RUN_ENTRIES;
+                if kept > most {
+                    return Err(at(anyhow::anyhow!(
+                        "key `audit.canaries` = {canaries}: a white-box one-run audit keeps \
+                         every step's noisy sum at every canary's coordinate, and {} steps × \
+                         {canaries} canaries is {kept}, over the {most} one audit may (see \
+                         docs/limits.md); use at most {} canaries or fewer steps",
+                        view.steps(),
+                        most / (view.steps() as u64).max(1)
+                    )));
+                }
+            }
             if one_run
                 && (a.neighbours, a.certificate) != (Neighbours::AddRemove, Neighbours::AddRemove)
             {

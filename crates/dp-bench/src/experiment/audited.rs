@@ -39,6 +39,8 @@ pub trait WhiteBox: Send + Sync {
     ) -> dp_core::Result<Vec<f64>>;
     /// The most canaries one run carries ([`NoisySteps::max_canaries`]).
     fn max_canaries(&self) -> usize;
+    /// The noisy sums the view records per canary (the steps T).
+    fn steps(&self) -> usize;
     /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD and
     /// P-SGD, objective perturbation), where the GDP estimate is a valid bound.
     fn gaussian_mu(&self) -> Option<f64>;
@@ -86,6 +88,10 @@ impl<M: NoisySteps> WhiteBox for Steps<M> {
 
     fn max_canaries(&self) -> usize {
         self.0.max_canaries()
+    }
+
+    fn steps(&self) -> usize {
+        self.0.steps()
     }
 
     fn gaussian_mu(&self) -> Option<f64> {
