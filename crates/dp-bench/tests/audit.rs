@@ -462,7 +462,7 @@ fn the_white_box_audit_reaches_dpsgds_certificate() {
 /// The white-box one-run audit: 1,000 gradient canaries in one full-batch DP-SGD run, whose
 /// view is exactly Gaussian, tested against the Gaussian curve (Mahloujifar et al.); a
 /// sampled run, whose view is not, keeps Steinke et al.'s bound and shows the f-DP number as
-/// an estimate.
+/// an estimate. Full-batch P-SGD's view is Gaussian too.
 #[test]
 fn the_white_box_one_run_audit_tests_the_gaussian_curve() {
     let dpsgd = "kind = \"dpsgd\"\ntuning = \"dishonest\"\ngrid_size = 1\noptimizer = \"sgd\"\n\
@@ -471,12 +471,17 @@ fn the_white_box_one_run_audit_tests_the_gaussian_curve() {
         "seed = 10\ntrials = 1\nepsilons = [4.0]\ndelta = 1e-5\n\
          [audit]\ntest = \"one_run\"\ncanary = \"gradient\"\ncanaries = 1000\nguesses = 100\n\
          {DATASET}[methods.full]\n{dpsgd}batch_size = 200\n\
-         [methods.sampled]\n{dpsgd}batch_size = 20\n"
+         [methods.sampled]\n{dpsgd}batch_size = 20\n\
+         [methods.psgd]\nkind = \"psgd\"\ncalibration = \"certified\"\nlambda = [0.001]\n\
+         lr = [1.0]\nsteps = [10]\nbatch = 200\nradius = [10]\nrow_clip = [1.0]\n"
     ));
     show(&out);
     let by = |m: &str| out.iter().find(|o| o.method == m).unwrap();
-    let (full, sampled) = (by("full"), by("sampled"));
-    for o in [full, sampled] {
+    let (full, sampled, psgd) = (by("full"), by("sampled"), by("psgd"));
+    // P-SGD's black-box pair is replace-one (it is built for n rows); its gradient canaries
+    // are add/remove, as its certificate is.
+    assert_eq!(psgd.statistic, "one_run_fdp");
+    for o in [full, sampled, psgd] {
         assert_eq!(o.threat_model, "white-box");
         assert_eq!(Verdict::of(o), Verdict::Consistent, "{o:?}");
         assert_eq!(o.one_run.as_ref().unwrap().guesses, 200);
