@@ -228,7 +228,8 @@ impl<'a> Plan<'a> {
         // Every mechanism is built before anything is written: a config that cannot be
         // audited leaves no folder behind.
         let one_run = settings.test == AuditTest::OneRun;
-        if one_run {
+        // Gradient canaries live in the view, not in the rows: only data canaries widen them.
+        if one_run && settings.canary != Canary::Gradient {
             check_one_run_size(&base, settings.canaries).map_err(crate::error::UsageError)?;
         }
         let probes = one::check_all(cfg, &base, one_run)

@@ -145,16 +145,17 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     auditor's view is exactly Gaussian (white-box full-batch DP-SGD and P-SGD, Algorithm 1, \
     AMP), or the one-run audit (runs/side 1: Steinke et al.'s bound, or, where every canary's \
     white-box view is exactly Gaussian, `one-run-fdp`, Mahloujifar et al.'s f-DP test against \
-    the Gaussian curve). Ceiling: the most that statistic could measure on the same runs at the same \
-    confidence from the certificate's own trade-off curve (the event's privacy-loss \
+    the Gaussian curve). Ceiling: the most that statistic could measure on the same runs at \
+    the same confidence from the certificate's own trade-off curve (the event's privacy-loss \
     distribution joined with the certified (ε, δ); for a Gaussian white-box view, its own \
-    μ-GDP curve) with expected error counts: measured far \
-    below the ceiling means a weak statistic, a ceiling far below the certificate too few runs \
-    to see the tail events that set ε at this δ; for a one-run f-DP row, the same test at the \
-    expected number of right guesses. GDP estimate (black-box rows): Nasr et al. 2023 (one-run \
-    rows: the f-DP test on the same guesses), a bound only for mechanisms with a Gaussian \
-    trade-off curve, never used there for a verdict. Certified ε: this project's accountants, for the pair's relation (group of two \
-    where a replace-one pair meets an add/remove certificate).\n";
+    μ-GDP curve) with expected error counts; for a one-run f-DP row, the same test at the \
+    expected number of right guesses, which a run may exceed by chance. Measured far below \
+    the ceiling means a weak statistic; a ceiling far below the certificate, too few runs to \
+    see the tail events that set ε at this δ. GDP estimate: Nasr et al. 2023 on threshold \
+    rows, the f-DP test on the same guesses on one-run rows; a bound only where the view's \
+    trade-off is Gaussian, and never used elsewhere for a verdict. Certified ε: this \
+    project's accountants, for the pair's relation (group of two where a replace-one pair \
+    meets an add/remove certificate).\n";
 
 /// Writes `dir/audit.csv` (with each audit's wall time) and `dir/audit.md` atomically.
 pub fn write(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {

@@ -12,8 +12,8 @@
 //! (i = v − 1, …, 0): the wrong rate to at least f̄⁻¹(right) = f(1 − right) (the least α whose
 //! test reaches power `right`), and the right rate by i/(r − i) times the wrong rate's rise.
 //! If they end above r/m, the rate of guessing at all, the claim is rejected at level γ. A
-//! curve that lies higher (more private) forces less, so the rejected claims are the curves
-//! below some level: for the Gaussian family, every μ below [`mu_lower_bound`].
+//! curve that lies higher (more private) forces more, so the rejected claims are the curves
+//! above some level: for the Gaussian family, every μ below [`mu_lower_bound`].
 //!
 //! **What the bound means.** Rejecting μ-GDP refutes a certificate only where the mechanism's
 //! trade-off is Gaussian (full-batch DP-SGD, objective perturbation's minimiser); elsewhere
@@ -26,8 +26,8 @@ use crate::audit::gdp::{self, quantile_bracket};
 use crate::error::{DpError, Result, check_delta};
 use crate::special::norm_cdf;
 
-/// Bisection steps on μ; the bracket is at most [0, 64], so 60 halvings reach double
-/// resolution.
+/// A cap on bisection steps; each loop stops earlier, once the midpoint no longer moves
+/// (about 60 halvings for these brackets).
 const MAX_ITER: usize = 200;
 
 /// A Gaussian claim with μ this large is rejected only by counts no run of ≤ 10⁹ canaries

@@ -177,3 +177,22 @@ fn one_run_carries_a_coordinate_per_canary() {
         "μ_lb {mu} of {truth} ({v} of {r} right)"
     );
 }
+
+#[test]
+fn a_view_without_canaries_is_refused() {
+    // It would record nothing, and an audit of it would measure 0 without saying why.
+    let (x, y) = rows();
+    let data = GlmData::new(&x, &y).unwrap();
+    let mut wb = WhiteBox {
+        canaries: Vec::new(),
+        updates: Vec::new(),
+    };
+    let e = dpsgd_white_box(
+        &data,
+        &full_batch(2.0, 4),
+        &mut StdRng::seed_from_u64(5),
+        &mut wb,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("at least one canary"), "{e}");
+}

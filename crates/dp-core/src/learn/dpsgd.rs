@@ -179,10 +179,7 @@ pub fn dpsgd_white_box<R: Rng + ?Sized>(
     rng: &mut R,
     white_box: &mut WhiteBox,
 ) -> Result<DpSgdOutput> {
-    white_box.updates.clear();
-    white_box
-        .updates
-        .reserve(params.steps.saturating_mul(white_box.canaries.len()));
+    white_box.begin(params.steps)?;
     run(data, params, rng, Some(white_box))
 }
 

@@ -12,7 +12,7 @@ use crate::error::Result;
 /// step's released noisy sum at each coordinate, in units of G, is recorded: Bernoulli(q)
 /// when its canary is in, 0 when out, plus z·N(0, 1). One canary is the many-run audit's
 /// view; many, in one run, the one-run audit's.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WhiteBox {
     /// For each of the auditor's coordinates, whether its canary is in the dataset (D′) or
     /// not (D).
@@ -29,6 +29,20 @@ impl WhiteBox {
             canaries: vec![canary],
             updates: Vec::new(),
         }
+    }
+
+    /// Clears the recorded sums before a run of `steps` steps, refusing a view with no
+    /// canary (it would record nothing, and an audit of it would measure 0 silently).
+    pub(crate) fn begin(&mut self, steps: usize) -> Result<()> {
+        if self.canaries.is_empty() {
+            return Err(crate::error::DpError::Invalid(
+                "a white-box view needs at least one canary".into(),
+            ));
+        }
+        self.updates.clear();
+        self.updates
+            .reserve(steps.saturating_mul(self.canaries.len()));
+        Ok(())
     }
 
     /// Canary `i`'s noisy sums, one per step.

@@ -349,7 +349,7 @@ impl NoisySteps for Psgd {
             self.spec.lambda,
             "a dead grid point releases nothing",
         )?;
-        view.updates.clear();
+        view.begin(self.spec.steps as usize)?;
         self.run(data, seed, Some(view)).map(|_| ())
     }
 
