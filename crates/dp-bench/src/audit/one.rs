@@ -324,12 +324,15 @@ pub(super) fn ceiling(
     if !certified.is_finite() {
         return Ok(None);
     }
-    // Events the PLD accountant does not take (pure-DP releases, sampling without
-    // replacement) keep the certificate's (ε, δ) curve alone: a higher, still valid ceiling.
+    // Pure steps enter through randomised response, their dominating pair (the optimal
+    // composition, far below the RDP certificate of a long run of them). Events the PLD
+    // accountant does not take (approximate-DP releases, sampling without replacement) keep
+    // the certificate's (ε, δ) curve alone: a higher, still valid ceiling.
     let pld = if group {
         None
     } else {
         dp_core::accounting::PldAccountant::new()
+            .with_pure_dp()
             .pld(event)
             .ok()
             .flatten()
@@ -537,11 +540,11 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!((g - 2.00).abs() < 0.01, "{g}");
-        let pure = Event::EpsilonDelta {
+        let approximate = Event::EpsilonDelta {
             epsilon: 4.0,
-            delta: 0.0,
+            delta: 1e-9,
         };
-        let e = ceiling(&pure, 4.0, false, counts, 1e-5, 0.05)
+        let e = ceiling(&approximate, 4.0, false, counts, 1e-5, 0.05)
             .unwrap()
             .unwrap();
         let grouped = ceiling(&gaussian, 4.0, true, counts, 1e-5, 0.05)
@@ -555,5 +558,31 @@ mod tests {
             ceiling(&gaussian, f64::INFINITY, false, counts, 1e-5, 0.05).unwrap(),
             None
         );
+    }
+
+    /// Fifty pure steps certified at ε = 1 by RDP (P-FW's shape): the ceiling is randomised
+    /// response's composition, far below the ceiling of the certified (ε, δ) curve alone.
+    #[test]
+    fn pure_steps_are_read_through_randomised_response() {
+        use dp_core::audit::Counts;
+        let n = 25_000;
+        let counts = Counts {
+            false_positives: 0,
+            negatives: n,
+            false_negatives: 0,
+            positives: n,
+        };
+        let steps = Event::EpsilonDelta {
+            epsilon: 0.0312,
+            delta: 0.0,
+        }
+        .self_composed(50);
+        let rr = ceiling(&steps, 1.0, false, counts, 1e-6, 0.0025)
+            .unwrap()
+            .unwrap();
+        let stated = ceiling(&steps, 1.0, true, counts, 1e-6, 0.0025)
+            .unwrap()
+            .unwrap();
+        assert!(rr > 0.1 && rr < 0.5 * stated, "{rr} vs {stated}");
     }
 }

@@ -21,6 +21,9 @@ pub struct PldAccountant {
     non_private: bool,
     /// The same composition by RDP (which supports every event PLD supports).
     rdp: RdpAccountant,
+    /// Whether pure ε-DP releases are taken, through randomised response
+    /// ([`PldAccountant::with_pure_dp`]).
+    pure_dp: bool,
 }
 
 impl Default for PldAccountant {
@@ -43,7 +46,18 @@ impl PldAccountant {
             pld: None,
             non_private: false,
             rdp: RdpAccountant::new(),
+            pure_dp: false,
         })
+    }
+
+    /// This accountant, also taking pure ε-DP releases (`EpsilonDelta { ε, δ: 0 }`) through
+    /// their dominating pair, randomised response ([`Pld::randomized_response`]): the optimal
+    /// composition of pure steps. The audit's ceilings read curves through it. The certifier
+    /// leaves pure steps to RDP, the bound every calibration aims at, so that a cell's
+    /// certified ε is the one its noise was set for.
+    pub fn with_pure_dp(mut self) -> Self {
+        self.pure_dp = true;
+        self
     }
 
     /// A new accountant with nothing composed and the same configuration (RDP caches shared).
@@ -53,6 +67,7 @@ impl PldAccountant {
             pld: None,
             non_private: false,
             rdp: self.rdp.fresh(),
+            pure_dp: self.pure_dp,
         }
     }
 
@@ -85,6 +100,9 @@ impl PldAccountant {
             Event::NoOp => None,
             Event::Gaussian { noise_multiplier } => {
                 Some(Pld::gaussian(*noise_multiplier, 1.0, cfg)?)
+            }
+            Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 && self.pure_dp => {
+                Pld::randomized_response(*epsilon, cfg)?
             }
             Event::ObjPert(op) => Some(Pld::objpert(
                 op.sigma,
@@ -150,6 +168,7 @@ impl Accountant for PldAccountant {
                 event,
                 "a mixture is bounded by its worst component's RDP curve; use the RDP accountant",
             )),
+            Event::EpsilonDelta { delta, .. } if *delta == 0.0 && self.pure_dp => Ok(()),
             Event::EpsilonDelta { .. } => Err(unsupported(
                 event,
                 "(ε, δ) events are not discretised; use the RDP accountant (δ = 0) instead",

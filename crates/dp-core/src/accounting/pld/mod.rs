@@ -30,6 +30,7 @@ mod fft_compose;
 mod gaussian;
 mod objpert;
 mod pmf;
+mod randomized_response;
 mod spectrum;
 mod subsampled_gaussian;
 
