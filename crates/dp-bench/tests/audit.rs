@@ -494,3 +494,43 @@ fn the_white_box_one_run_audit_tests_the_gaussian_curve() {
     assert_eq!(sampled.statistic, "one_run");
     assert!(sampled.epsilon_gdp.is_some() && sampled.epsilon_ceiling.is_none());
 }
+
+/// The white-box audit of certified P-FW: a replace-one gradient canary moving every vertex
+/// score, the vertices' signs counted. Each step is randomised response at half the step ε
+/// its certificate charges, so it measures a fair share of the ceiling (read through
+/// randomised response at the full step ε), never above the certificate. Paper mode, whose
+/// minibatches its event does not account, has no white-box view.
+#[test]
+fn the_white_box_audit_of_pfw_counts_vertex_signs() {
+    let pfw = "kind = \"pfw\"\nsteps = [10]\nl1_radius = [100]\nlinf_clip = [0.1]\n";
+    let out = audit(&format!(
+        "seed = 11\ntrials = 3000\nepsilons = [8.0]\ndelta = 1e-5\n\
+         [audit]\ncanary = \"gradient\"\n{DATASET}\
+         [methods.pfw]\n{pfw}calibration = \"certified\"\n"
+    ));
+    show(&out);
+    let o = &out[0];
+    assert_eq!(
+        (
+            o.threat_model.as_str(),
+            o.neighbours.as_str(),
+            o.statistic.as_str()
+        ),
+        ("white-box", "replace_one", "threshold")
+    );
+    assert_eq!(Verdict::of(o), Verdict::Consistent, "{o:?}");
+    let ceiling = o.epsilon_ceiling.expect("a ceiling");
+    assert!(ceiling < o.epsilon_certified, "{o:?}");
+    assert!(o.epsilon_lower >= 0.25 * ceiling, "{o:?}");
+
+    let registry = Registry::builtin().with(&NOISY_SUM);
+    let text = format!(
+        "seed = 1\ntrials = 100\nepsilons = [1.0]\ndelta = 1e-5\n[audit]\ncanary = \"gradient\"\n\
+         {DATASET}[methods.pfw]\n{pfw}calibration = \"paper\"\n"
+    );
+    let cfg = Config::parse_with(&text, Path::new("audit.toml"), &registry).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = dp_bench::audit::run(&cfg, &dir.path().join("r"), false);
+    let err = format!("{:#}", run.err().unwrap());
+    assert!(err.contains("white-box"), "{err}");
+}

@@ -5,7 +5,9 @@
 //! against "out" ([`dp_core::audit::white_box`]). The proof of DP-SGD covers this: it holds
 //! for every dataset, for releasing every step, and for every per-example gradient of norm at
 //! most C. The runs on D (canary out) and D′ (in) use the same rows, so the pair is
-//! add/remove, the certificate's relation.
+//! add/remove, the certificate's relation. P-FW's view is report-noisy-max's: a replace-one
+//! canary moving every vertex score, scored by the vertices' signs
+//! ([`dp_core::learn::iyengar::Pfw::white_box_signs`]).
 //!
 //! Where the auditor's view is exactly μ-GDP (full batch, q = 1; objective perturbation) the
 //! bound is the GDP estimate at the central threshold, fixed in advance, on all runs;
@@ -18,7 +20,6 @@ use std::ops::Range;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use dp_core::accounting::event::Neighbours;
 use dp_core::audit::ceiling::{Tradeoff, ceiling};
 use dp_core::audit::gdp;
 use dp_core::audit::threshold::{Statistic, fixed_threshold_audit};
@@ -132,9 +133,9 @@ pub fn audit(
         calibration: one::calibration_of(spec),
         label: audited.label.clone(),
         learner: crate::experiment::method::identity(spec.method.as_ref()),
-        // The canary's gradient is in the sum or not: add/remove, whatever pairs of rows the
-        // mechanism's black-box audit would use.
-        neighbours: one::relation_name(Neighbours::AddRemove).into(),
+        // Add/remove where the canary's gradient is in the sum or not, whatever pairs of rows
+        // the mechanism's black-box audit would use; replace-one for P-FW's two gradients.
+        neighbours: one::relation_name(view.neighbours()).into(),
         certificate: one::relation_name(audited.certificate).into(),
         threat_model: "white-box".into(),
         statistic: match statistic {

@@ -46,6 +46,11 @@ pub trait WhiteBox: Send + Sync {
     fn gaussian_mu(&self) -> Option<f64>;
     /// The event of what the auditor sees: the certificate the audit compares with.
     fn event(&self) -> Event;
+    /// The relation between the canary's two datasets: add/remove where the canary's gradient
+    /// is in the sum or not, replace-one where it takes one of two values.
+    fn neighbours(&self) -> Neighbours {
+        Neighbours::AddRemove
+    }
 }
 
 /// A learner whose white-box view is noisy gradient sums ([`NoisySteps`]: DP-SGD's and

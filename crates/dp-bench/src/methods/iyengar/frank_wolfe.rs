@@ -2,12 +2,15 @@
 //! P-FW, `docs/reference/iyengar2019.md` §2.6). Rows are ℓ∞-clipped, train and test alike, as
 //! the authors' code does. Default grid: the code's (`gridsearch.py:342-352`), 84 points.
 
+use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::accounting::{RdpAccountant, Target};
+use dp_core::learn::iyengar::Calibration;
 use dp_core::learn::iyengar::frank_wolfe::{Pfw, PfwSpec};
-use dp_core::learn::{GlmLoss, Mechanism};
+use dp_core::learn::{GlmData, GlmLoss, Mechanism};
 use serde::{Deserialize, Serialize};
 
 use super::common::{Common, Grid, GridMethod};
+use crate::methods::audited::WhiteBox;
 use crate::methods::row_clip::RowClip;
 use crate::methods::{Method, MethodEntry, parse_table};
 
@@ -102,5 +105,60 @@ impl Grid for PfwGrid {
 
     fn noise(report: &<Pfw as Mechanism>::Report) -> f64 {
         report.noise
+    }
+
+    /// Certified P-FW's steps are report-noisy-max on the full gradient, its event; paper
+    /// mode's with-replacement minibatches are not what its event accounts.
+    fn white_box(mech: &Pfw) -> Option<Box<dyn WhiteBox>> {
+        (mech.calibration() == Calibration::Certified)
+            .then(|| Box::new(VertexSigns(mech.clone())) as Box<dyn WhiteBox>)
+    }
+}
+
+/// The white-box view of P-FW ([`Pfw::white_box_signs`]): on a dataset the auditor chooses,
+/// n − 1 rows at the origin and a canary whose gradient is +L on every feature (D) or −L (D′),
+/// a run is scored by how many of its T vertices are on the + side. The pair is replace-one,
+/// P-FW's relation; only the data's width is read from the config's rows.
+struct VertexSigns(Pfw);
+
+impl WhiteBox for VertexSigns {
+    fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
+        let linf = self.0.spec().linf;
+        let gradient = vec![if canary { -linf } else { linf }; data.d()];
+        let signs = self.0.white_box_signs(data.d(), seed, &gradient)?;
+        Ok(signs.iter().filter(|&&s| s > 0.0).count() as f64)
+    }
+
+    fn scores_one_run(
+        &self,
+        _data: &GlmData<'_>,
+        _seed: u64,
+        _canaries: &[bool],
+    ) -> dp_core::Result<Vec<f64>> {
+        Err(dp_core::DpError::Invalid(
+            "P-FW's white-box view moves every vertex score, so a run carries one canary: \
+             audit it with `audit.test = \"threshold\"`"
+                .into(),
+        ))
+    }
+
+    fn max_canaries(&self) -> usize {
+        1
+    }
+
+    fn steps(&self) -> usize {
+        self.0.spec().steps as usize
+    }
+
+    fn gaussian_mu(&self) -> Option<f64> {
+        None
+    }
+
+    fn event(&self) -> Event {
+        self.0.event()
+    }
+
+    fn neighbours(&self) -> Neighbours {
+        Neighbours::ReplaceOne
     }
 }

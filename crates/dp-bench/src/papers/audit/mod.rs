@@ -28,6 +28,7 @@ pub const SPEC: PaperSpec = PaperSpec {
         "white-box-psgd",
         "white-box-alg1",
         "white-box-amp",
+        "white-box-pfw",
     ],
     figures,
 };

@@ -186,19 +186,27 @@ impl Pfw {
         )
     }
 
-    /// The run, calling `visit` on every iterate θ₁ … θ_T.
+    /// The run, calling `visit` on every iterate θ₁ … θ_T with the sign of the vertex it
+    /// stepped to. `extra`, a gradient sum added at every step (a white-box auditor's
+    /// gradient canary, [`Pfw::white_box_signs`]), is taken by the full-gradient loop only.
     fn run(
         &self,
         data: &GlmData<'_>,
         seed: u64,
-        mut visit: impl FnMut(&[f64]),
+        extra: Option<&[f64]>,
+        mut visit: impl FnMut(&[f64], f64),
     ) -> Result<Vec<f64>> {
         self.check_data(data)?;
         let mut rng = StdRng::seed_from_u64(seed);
         let mut theta = vec![0.0; data.d()];
-        match self.minibatch() {
-            Some(m) => self.run_minibatch(data, m, &mut rng, &mut theta, &mut visit),
-            None => self.run_full(data, &mut rng, &mut theta, &mut visit),
+        match (self.minibatch(), extra) {
+            (Some(m), None) => self.run_minibatch(data, m, &mut rng, &mut theta, &mut visit),
+            (Some(_), Some(_)) => {
+                return Err(crate::error::DpError::Invalid(
+                    "a gradient canary needs the full-gradient (certified) P-FW".into(),
+                ));
+            }
+            (None, extra) => self.run_full(data, extra, &mut rng, &mut theta, &mut visit),
         }
         Ok(theta)
     }
@@ -210,7 +218,7 @@ impl Pfw {
         m: usize,
         rng: &mut StdRng,
         theta: &mut [f64],
-        visit: &mut impl FnMut(&[f64]),
+        visit: &mut impl FnMut(&[f64], f64),
     ) {
         let (x, y, n) = (data.x(), data.y(), data.n());
         let mut g = vec![0.0; data.d()];
@@ -226,7 +234,7 @@ impl Pfw {
             }
             let (j, sign) = self.noisy_vertex(&g, 1.0 / m as f64, rng);
             step_to_vertex(theta, i, j, sign * self.spec.l1_radius);
-            visit(theta);
+            visit(theta, sign);
         }
     }
 
@@ -237,9 +245,10 @@ impl Pfw {
     fn run_full(
         &self,
         data: &GlmData<'_>,
+        extra: Option<&[f64]>,
         rng: &mut StdRng,
         theta: &mut [f64],
-        visit: &mut impl FnMut(&[f64]),
+        visit: &mut impl FnMut(&[f64], f64),
     ) {
         let (cols, y, n) = (data.columns(), data.y(), data.n());
         let mut margins = vec![0.0; n];
@@ -251,6 +260,9 @@ impl Pfw {
                 let (s, e) = (cols.indptr[j], cols.indptr[j + 1]);
                 *gj = gather_dot::<4>(&cols.indices[s..e], &cols.values[s..e], &dv);
             }
+            if let Some(extra) = extra {
+                g.iter_mut().zip(extra).for_each(|(gj, e)| *gj += e);
+            }
             let (j, sign) = self.noisy_vertex(&g, 1.0 / n as f64, rng);
             let vertex = sign * self.spec.l1_radius;
             let mu = step_to_vertex(theta, i, j, vertex);
@@ -259,7 +271,7 @@ impl Pfw {
             for (&r, &v) in cols.indices[s..e].iter().zip(&cols.values[s..e]) {
                 margins[r as usize] += mu * vertex * v;
             }
-            visit(theta);
+            visit(theta, sign);
         }
     }
 
@@ -306,7 +318,7 @@ impl Mechanism for Pfw {
     }
 
     fn fit(&self, data: &GlmData<'_>, seed: u64) -> Result<(Vec<f64>, PfwReport)> {
-        let theta = self.run(data, seed, |_| {})?;
+        let theta = self.run(data, seed, None, |_, _| {})?;
         let report = PfwReport {
             noise: self.scale,
             step_epsilon: self.step_epsilon(),
@@ -317,6 +329,9 @@ impl Mechanism for Pfw {
         Ok((theta, report))
     }
 }
+
+#[path = "frank_wolfe_white_box.rs"]
+mod white_box;
 
 #[cfg(test)]
 #[path = "frank_wolfe_tests.rs"]

@@ -95,7 +95,7 @@ fn iterates_stay_in_the_l1_ball() {
             .unwrap();
         let mut count = 0;
         let mut first = Vec::new();
-        pfw.run(&data, 4, |theta| {
+        pfw.run(&data, 4, None, |theta, _| {
             count += 1;
             let l1: f64 = theta.iter().map(|v| v.abs()).sum();
             assert!(l1 <= 3.0 * (1.0 + 1e-12), "{l1}");

@@ -1,0 +1,62 @@
+//! The white-box view of P-FW: the production loop on the auditor's dataset, refused where
+//! it would not be the certified mechanism, and each step the randomised response at Δ/b the
+//! module's analysis predicts.
+
+use super::*;
+use crate::accounting::calibrate::Target;
+use crate::accounting::rdp_accountant::RdpAccountant;
+use crate::learn::iyengar::calibration::Calibration;
+use crate::learn::iyengar::frank_wolfe::PfwSpec;
+use crate::learn::loss::GlmLoss;
+
+fn pfw(calibration: Calibration, epsilon: f64, steps: u64) -> Pfw {
+    let spec = PfwSpec {
+        loss: GlmLoss::Huber { h: 0.1 },
+        linf: 0.1,
+        l1_radius: 100.0,
+        steps,
+    };
+    let target = Target::new(epsilon, 1e-6).unwrap();
+    spec.build(calibration, 1000, target, &RdpAccountant::new())
+        .unwrap()
+}
+
+#[test]
+fn bad_views_are_refused() {
+    let certified = pfw(Calibration::Certified, 1.0, 5);
+    assert_eq!(certified.white_box_signs(4, 1, &[0.1; 4]).unwrap().len(), 5);
+    let paper = pfw(Calibration::Paper, 1.0, 5);
+    assert!(paper.white_box_signs(4, 1, &[0.1; 4]).is_err());
+    assert!(certified.white_box_signs(4, 1, &[0.1; 3]).is_err());
+    assert!(
+        certified
+            .white_box_signs(4, 1, &[0.1, 0.1, 0.1, 0.2])
+            .is_err()
+    );
+    assert!(certified.white_box_signs(4, 1, &[f64::NAN; 4]).is_err());
+}
+
+#[test]
+fn each_step_is_randomised_response_at_half_the_certified_step() {
+    // ε = 40 over 10 steps: ε₀ = 2Δ/b ≈ 4, so the rate of + vertices is σ(±2) ≈ 0.88 or
+    // 0.12, and 4,000 steps a side pin its log-odds to ±0.05 (one standard error). Reaching
+    // the certificate's step (log-odds ±4) or missing the canary (0) fails.
+    let mech = pfw(Calibration::Certified, 40.0, 10);
+    let half = mech.step_epsilon() / 2.0;
+    let d = 64;
+    let rate = |g: f64| -> f64 {
+        let canary = vec![g; d];
+        let (mut plus, mut all) = (0usize, 0usize);
+        for seed in 0..400 {
+            let signs = mech.white_box_signs(d, seed, &canary).unwrap();
+            plus += signs.iter().filter(|&&s| s > 0.0).count();
+            all += signs.len();
+        }
+        plus as f64 / all as f64
+    };
+    let logit = |p: f64| (p / (1.0 - p)).ln();
+    // D′ (−L·1) favours + vertices by Δ, D (+L·1) disfavours them by Δ.
+    let (on_d_prime, on_d) = (logit(rate(-0.1)), logit(rate(0.1)));
+    assert!((on_d_prime - half).abs() < 0.25, "{on_d_prime} vs {half}");
+    assert!((on_d + half).abs() < 0.25, "{on_d} vs {}", -half);
+}
