@@ -496,10 +496,10 @@ fn the_white_box_one_run_audit_tests_the_gaussian_curve() {
 }
 
 /// The white-box audit of certified P-FW: a replace-one gradient canary moving every vertex
-/// score, the vertices' signs counted. Each step is randomised response at half the step ε
-/// its certificate charges, so it measures a fair share of the ceiling (read through
-/// randomised response at the full step ε), never above the certificate. Paper mode, whose
-/// minibatches its event does not account, has no white-box view.
+/// score, the vertices' signs counted. Each step is randomised response at about half the
+/// step ε its certificate charges; the ceiling is that view's own curve, which the count (its
+/// sufficient statistic) reaches, far below the certificate. Paper mode, whose minibatches its
+/// event does not account, has no white-box view.
 #[test]
 fn the_white_box_audit_of_pfw_counts_vertex_signs() {
     let pfw = "kind = \"pfw\"\nsteps = [10]\nl1_radius = [100]\nlinf_clip = [0.1]\n";
@@ -520,8 +520,8 @@ fn the_white_box_audit_of_pfw_counts_vertex_signs() {
     );
     assert_eq!(Verdict::of(o), Verdict::Consistent, "{o:?}");
     let ceiling = o.epsilon_ceiling.expect("a ceiling");
-    assert!(ceiling < o.epsilon_certified, "{o:?}");
-    assert!(o.epsilon_lower >= 0.25 * ceiling, "{o:?}");
+    assert!(ceiling < 0.5 * o.epsilon_certified, "{o:?}");
+    assert!(o.epsilon_lower >= 0.7 * ceiling, "{o:?}");
 
     let registry = Registry::builtin().with(&NOISY_SUM);
     let text = format!(

@@ -31,6 +31,19 @@ fn one_step_is_randomised_response() {
     let d0 = pld.delta(0.0).unwrap();
     assert!(d0 >= tv && d0 < tv + 1e-4, "{d0} vs {tv}");
     assert!(pld.delta(0.5 + 1e-3).unwrap() < 1e-12);
+    // P's and Q's masses are whole: Q's is Σ p e^{−ω} = σ(ε₀)e^{−ε₀} + σ(−ε₀)e^{ε₀} = 1.
+    for e0 in [0.5, 0.03, 0.04515, 3.0] {
+        let pmf = Pld::randomized_response(e0, &cfg).unwrap().unwrap();
+        let pmf = pmf.remove();
+        let (p, q) = (0..pmf.probs().len()).fold((0.0, 0.0), |(p, q), i| {
+            let m = pmf.probs()[i];
+            (p + m, q + m * (-pmf.loss(i)).exp())
+        });
+        assert!(
+            (p - 1.0).abs() < 1e-12 && (q - 1.0).abs() < 1e-12,
+            "ε₀ {e0}: {p} {q}"
+        );
+    }
     assert!(Pld::randomized_response(0.0, &cfg).unwrap().is_none());
     assert!(Pld::randomized_response(-1.0, &cfg).is_err());
     assert!(Pld::randomized_response(f64::INFINITY, &cfg).is_err());
@@ -51,8 +64,9 @@ fn composition_bounds_the_closed_form_from_above_and_closely() {
             let exact = rr_delta(e0, (e0, -e0), k, eps);
             let ours = pld.delta(eps).unwrap();
             assert!(ours >= exact, "ε₀ {e0} k {k} ε {eps}: {ours} < {exact}");
-            // Each loss is rounded up by less than h = 1e-4; the FFT's round-off is charged to
-            // the mass at +∞ (below 1e-9 here).
+            // Each atom is split between grid points at most h = 1e-4 apart, which moves δ less
+            // than rounding both losses up by h; the FFT's round-off is charged to the mass at
+            // +∞ (below 1e-9 here).
             let looser = rr_delta(e0, (e0 + h, -e0 + h), k, eps);
             assert!(
                 ours <= looser + 1e-9,

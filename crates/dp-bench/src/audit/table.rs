@@ -147,8 +147,9 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     white-box view is exactly Gaussian, `one-run-fdp`, Mahloujifar et al.'s f-DP test against \
     the Gaussian curve). Ceiling: the most that statistic could measure on the same runs at \
     the same confidence from the certificate's own trade-off curve (the event's privacy-loss \
-    distribution joined with the certified (ε, δ); for a Gaussian white-box view, its own \
-    μ-GDP curve) with expected error counts; for a one-run f-DP row, the same test at the \
+    distribution joined with the certified (ε, δ); for a white-box view whose curve is known \
+    exactly, its own: μ-GDP for a Gaussian view, randomised response at the step's ε composed \
+    for P-FW's) with expected error counts; for a one-run f-DP row, the same test at the \
     expected number of right guesses, which a run may exceed by chance. Measured far below \
     the ceiling means a weak statistic; a ceiling far below the certificate, too few runs to \
     see the tail events that set ε at this δ. GDP estimate: Nasr et al. 2023 on threshold \

@@ -122,10 +122,14 @@ pub fn audit(
             )?;
             (epsilon_gdp, Some(top))
         }
-        None => (
-            test.epsilon_lb,
-            one::ceiling(&view_event, certified, false, test.counts, cfg.delta, gamma)?,
-        ),
+        None => {
+            // The view's own curve where it is known exactly (below its certificate's).
+            let curve = view
+                .exact_view(&data)?
+                .unwrap_or_else(|| view_event.clone());
+            let top = one::ceiling(&curve, certified, false, test.counts, cfg.delta, gamma)?;
+            (test.epsilon_lb, top)
+        }
     };
     let outcome = Outcome {
         method: name.to_string(),

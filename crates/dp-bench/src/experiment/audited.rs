@@ -46,6 +46,11 @@ pub trait WhiteBox: Send + Sync {
     fn gaussian_mu(&self) -> Option<f64>;
     /// The event of what the auditor sees: the certificate the audit compares with.
     fn event(&self) -> Event;
+    /// An event whose privacy-loss distribution is exactly this view's on `data`, where it is
+    /// known and not Gaussian (P-FW's): the ceiling reads it instead of the certificate.
+    fn exact_view(&self, _data: &GlmData<'_>) -> dp_core::Result<Option<Event>> {
+        Ok(None)
+    }
     /// The relation between the canary's two datasets: add/remove where the canary's gradient
     /// is in the sum or not, replace-one where it takes one of two values.
     fn neighbours(&self) -> Neighbours {

@@ -21,7 +21,7 @@ pub mod neel;
 pub mod objpert;
 pub mod pld_accountant;
 pub mod private_selection;
-mod quadrature;
+pub(crate) mod quadrature;
 pub mod rdp_accountant;
 pub mod rdp_curve;
 pub mod relation;

@@ -158,6 +158,16 @@ impl WhiteBox for VertexSigns {
         self.0.event()
     }
 
+    /// T-fold randomised response at the view's exact step ε
+    /// ([`Pfw::white_box_step_epsilon`]).
+    fn exact_view(&self, data: &GlmData<'_>) -> dp_core::Result<Option<Event>> {
+        let step = Event::EpsilonDelta {
+            epsilon: self.0.white_box_step_epsilon(data.d())?,
+            delta: 0.0,
+        };
+        Ok(Some(step.self_composed(self.0.spec().steps)))
+    }
+
     fn neighbours(&self) -> Neighbours {
         Neighbours::ReplaceOne
     }

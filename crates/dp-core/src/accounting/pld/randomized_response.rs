@@ -15,8 +15,11 @@ const MAX_POINTS: f64 = 1e7;
 
 impl Pld {
     /// The PLD of ε-randomised response (symmetric): loss +ε with P-mass σ(ε), −ε with
-    /// σ(−ε), each rounded up onto the grid (pessimistic: δ(ε′) only grows). `None` for ε = 0,
-    /// which releases nothing.
+    /// σ(−ε), each atom split between its two neighbouring grid points with its P- and Q-mass
+    /// preserved (connect-the-dots, pessimistic by the argument of `discretise.rs`). Keeping
+    /// Q's mass whole matters to a trade-off curve read in both directions: mass dropped from
+    /// Q would read, swapped, as an event only D shows. `None` for ε = 0, which releases
+    /// nothing.
     pub fn randomized_response(epsilon: f64, config: &PldConfig) -> Result<Option<Self>> {
         check_nonnegative("epsilon", epsilon)?;
         config.validate()?;
@@ -30,12 +33,19 @@ impl Pld {
                  of step {h}"
             )));
         }
-        let (lo, hi) = ((-epsilon / h).ceil() as i64, (epsilon / h).ceil() as i64);
+        let lo = (-epsilon / h).floor() as i64;
+        let hi = (epsilon / h).floor() as i64 + 1;
         let mut probs = vec![0.0; (hi - lo + 1) as usize];
         // σ(−ε) = 1/(1 + e^ε), computed without cancellation for large ε.
         let low = 1.0 / (1.0 + epsilon.exp());
-        probs[0] = low;
-        *probs.last_mut().expect("hi > lo") += 1.0 - low;
+        for (loss, mass) in [(-epsilon, low), (epsilon, 1.0 - low)] {
+            let below = (loss / h).floor();
+            // Share sent up: (1 − e^{ω⁻ − ω}) / (1 − e^{−h}) keeps Σ p e^{−ω} unchanged.
+            let up = ((-(below * h - loss).exp_m1()) / (-(-h).exp_m1())).clamp(0.0, 1.0);
+            let i = (below as i64 - lo) as usize;
+            probs[i] += mass * (1.0 - up);
+            probs[i + 1] += mass * up;
+        }
         let pmf = Pmf::new(h, lo, probs, 0.0)?;
         Pld::from_pmfs(pmf, None, config).map(Some)
     }

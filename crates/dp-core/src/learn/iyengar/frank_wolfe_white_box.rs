@@ -15,10 +15,12 @@
 //! runs than it gains at these run counts.
 
 use super::Pfw;
+use crate::accounting::quadrature::log_integrate;
 use crate::error::{DpError, Result};
 use crate::features::{Csr, FeatureMatrix};
 use crate::learn::data::GlmData;
 use crate::learn::iyengar::calibration::Calibration;
+use crate::special::log_sum_exp;
 
 impl Pfw {
     /// One run of full-gradient (certified) P-FW on the auditor's dataset of `d` features:
@@ -59,6 +61,52 @@ impl Pfw {
         let mut signs = Vec::with_capacity(self.spec.steps as usize);
         self.run(&data, seed, Some(canary), |_, sign| signs.push(sign))?;
         Ok(signs)
+    }
+
+    /// The ε of one step of this view on `d` features, exactly: the steps are independent
+    /// (the scores do not depend on θ) and, by the ± symmetry, each is randomised response
+    /// at ε_v = ln(P[+ vertex | D′] / P[− vertex | D′]), so the view's curve is T-fold
+    /// ε_v-randomised response. With x the least of the d Laplace noises on the + side (in
+    /// units of b) and Δ′ = Δ/b, P[±] = ∫ d·f(x)(1 − F(x))^{d−1}(1 − F(x ∓ Δ′))^d dx, each by
+    /// Gauss–Legendre between the kinks; ε_v is rounded up by 1e-9, since an audit's ceiling
+    /// must not fall below the view's curve.
+    pub fn white_box_step_epsilon(&self, d: usize) -> Result<f64> {
+        if d == 0 {
+            return Err(DpError::Invalid(
+                "a P-FW view needs at least one feature".into(),
+            ));
+        }
+        let shift = self.sensitivity() / self.scale;
+        let dd = d as f64;
+        // ln(1 − F(x)) for the standard Laplace law.
+        let log_sf = |x: f64| {
+            if x < 0.0 {
+                (-0.5 * x.exp()).ln_1p()
+            } else {
+                -x - std::f64::consts::LN_2
+            }
+        };
+        let side = |s: f64| -> f64 {
+            let g = |x: f64| {
+                dd.ln() - x.abs() - std::f64::consts::LN_2
+                    + (dd - 1.0) * log_sf(x)
+                    + dd * log_sf(x - s)
+            };
+            let (k1, k2) = (0.0f64.min(s), 0.0f64.max(s));
+            log_sum_exp(&[
+                log_integrate(g, -80.0, k1, 400),
+                log_integrate(g, k1, k2, 20),
+                log_integrate(g, k2, 80.0, 400),
+            ])
+        };
+        let (plus, minus) = (side(shift), side(-shift));
+        let total = plus.exp() + minus.exp();
+        if !(plus.is_finite() && minus.is_finite() && (total - 1.0).abs() < 1e-6) {
+            return Err(DpError::NoConvergence(format!(
+                "the P-FW view's step probabilities sum to {total}, not 1"
+            )));
+        }
+        Ok(plus - minus + 1e-9)
     }
 }
 

@@ -57,6 +57,28 @@ fn each_step_is_randomised_response_at_half_the_certified_step() {
     let logit = |p: f64| (p / (1.0 - p)).ln();
     // D′ (−L·1) favours + vertices by Δ, D (+L·1) disfavours them by Δ.
     let (on_d_prime, on_d) = (logit(rate(-0.1)), logit(rate(0.1)));
-    assert!((on_d_prime - half).abs() < 0.25, "{on_d_prime} vs {half}");
-    assert!((on_d + half).abs() < 0.25, "{on_d} vs {}", -half);
+    let exact = mech.white_box_step_epsilon(d).unwrap();
+    assert!((on_d_prime - exact).abs() < 0.25, "{on_d_prime} vs {exact}");
+    assert!((on_d + exact).abs() < 0.25, "{on_d} vs {}", -exact);
+    // The quadrature: the Gumbel limit Δ/b for many features, never the certificate's 2Δ/b.
+    assert!((exact - half).abs() < 0.05 * half, "{exact} vs {half}");
+}
+
+#[test]
+fn the_step_epsilon_is_between_the_gumbel_limit_and_the_certificate() {
+    // Two candidates (d = 1): P[+ | D′] = 1 − e^{−Δ′}(2 + Δ′)/4, the difference of two
+    // Laplace laws, in closed form.
+    let mech = pfw(Calibration::Certified, 1.0, 50);
+    let shift = mech.step_epsilon() / 2.0;
+    let p = 1.0 - (-shift).exp() * (2.0 + shift) / 4.0;
+    let closed = (p / (1.0 - p)).ln();
+    let ours = mech.white_box_step_epsilon(1).unwrap();
+    assert!((ours - closed).abs() < 1e-8, "{ours} vs {closed}");
+    for d in [1, 2, 8, 64, 1024] {
+        let e = mech.white_box_step_epsilon(d).unwrap();
+        assert!(e > 0.0 && e < mech.step_epsilon(), "d {d}: {e}");
+    }
+    let wide = mech.white_box_step_epsilon(1024).unwrap();
+    assert!((wide - shift).abs() < 0.01 * shift, "{wide} vs {shift}");
+    assert!(mech.white_box_step_epsilon(0).is_err());
 }
