@@ -1,5 +1,5 @@
 //! Tests of the white-box statistic: the exact likelihood ratio, the Gaussian trade-off of
-//! full-batch DP-SGD run by the production loop, and issue 41's test that must fail: DP-SGD
+//! full-batch DP-SGD run by the production loop, and the test that must fail: DP-SGD
 //! with halved noise refuted with 2,000 runs per side, the honest one not.
 
 use super::*;
