@@ -108,4 +108,11 @@ fn the_accountant_takes_pure_steps_only_when_asked() {
     acc.compose(&step, 50).unwrap();
     let composed = acc.epsilon(delta).unwrap();
     assert!((composed - ours).abs() < 1e-9, "{composed} vs {ours}");
+    // A step the PLD cannot discretise is refused and leaves the accountant as it was.
+    let wide = Event::EpsilonDelta {
+        epsilon: 1e9,
+        delta: 0.0,
+    };
+    assert!(acc.compose(&wide, 1).is_err());
+    assert_eq!(acc.epsilon(delta).unwrap(), composed);
 }

@@ -232,8 +232,8 @@ pub fn check_all(
                 return Err(at(anyhow::anyhow!(
                     "key `audit.canary` = \"gradient\" with `audit.test = \"one_run\"` puts \
                      `audit.canaries` = {canaries} gradient canaries in one run, and the \
-                     white-box view of `methods.{name}` (objective perturbation's minimiser) \
-                     carries {} per run: use `audit.test = \"threshold\"`",
+                     white-box view of `methods.{name}` carries {} per run: use \
+                     `audit.test = \"threshold\"`",
                     view.max_canaries()
                 )));
             }

@@ -194,18 +194,26 @@ impl Accountant for PldAccountant {
         if count == 0 {
             return Ok(self);
         }
-        self.rdp.compose(event, count)?;
         if event.contains_non_private() {
+            self.rdp.compose(event, count)?;
             self.non_private = true;
             return Ok(self);
         }
-        if !self.non_private {
+        // Everything that can fail runs before anything is stored: an event the PLD cannot
+        // discretise leaves both halves as they were.
+        let pld = if self.non_private {
+            None
+        } else {
             let one = self.pld_of(event)?;
             let all = match (one, count) {
                 (Some(p), k) if k > 1 => Some(p.self_compose(k)?),
                 (p, _) => p,
             };
-            self.pld = compose_opt(self.pld.take(), all)?;
+            Some(compose_opt(self.pld.clone(), all)?)
+        };
+        self.rdp.compose(event, count)?;
+        if let Some(pld) = pld {
+            self.pld = pld;
         }
         Ok(self)
     }

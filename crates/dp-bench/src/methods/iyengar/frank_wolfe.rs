@@ -123,8 +123,8 @@ struct VertexSigns(Pfw);
 
 impl WhiteBox for VertexSigns {
     fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
-        let linf = self.0.spec().linf;
-        let gradient = vec![if canary { -linf } else { linf }; data.d()];
+        let g = self.0.gradient_bound();
+        let gradient = vec![if canary { -g } else { g }; data.d()];
         let signs = self.0.white_box_signs(data.d(), seed, &gradient)?;
         Ok(signs.iter().filter(|&&s| s > 0.0).count() as f64)
     }

@@ -23,9 +23,16 @@ use crate::learn::iyengar::calibration::Calibration;
 use crate::special::log_sum_exp;
 
 impl Pfw {
+    /// The bound on every entry of a per-example gradient that the sensitivity Δ assumes:
+    /// L·sup|ℓ′|. A gradient canary may reach it.
+    pub fn gradient_bound(&self) -> f64 {
+        self.spec.linf * self.spec.loss.max_abs_deriv()
+    }
+
     /// One run of full-gradient (certified) P-FW on the auditor's dataset of `d` features:
     /// n − 1 rows at the origin and the canary example whose gradient is `canary` at every θ
-    /// (one entry per feature, each within ±L). The sign of every step's vertex, in order.
+    /// (one entry per feature, each within ±[`Pfw::gradient_bound`]). The sign of every step's
+    /// vertex, in order.
     pub fn white_box_signs(&self, d: usize, seed: u64, canary: &[f64]) -> Result<Vec<f64>> {
         if self.calibration != Calibration::Certified {
             return Err(DpError::Invalid(
@@ -40,13 +47,11 @@ impl Pfw {
                 canary.len()
             )));
         }
-        if let Some(bad) = canary
-            .iter()
-            .find(|g| g.is_nan() || g.abs() > self.spec.linf)
-        {
+        let bound = self.gradient_bound();
+        if let Some(bad) = canary.iter().find(|g| g.is_nan() || g.abs() > bound) {
             return Err(DpError::Invalid(format!(
-                "a P-FW gradient canary's entries must lie within ±L = ±{}; got {bad}",
-                self.spec.linf
+                "a P-FW gradient canary's entries must lie within ±{bound} (L times the \
+                 loss's derivative bound); got {bad}"
             )));
         }
         let origin = FeatureMatrix::Sparse(Csr {
