@@ -30,13 +30,21 @@ pub trait WhiteBox: Send + Sync {
     /// One run on `data` with the gradient canary in (`canary`, D′) or out (D): the statistic.
     fn score(&self, data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64>;
     /// One run with a gradient canary per entry of `canaries` (in where it holds), each on a
-    /// coordinate of its own: one statistic per canary, the one-run audit's scores.
+    /// coordinate of its own: one statistic per canary, the one-run audit's scores. The
+    /// default is for a view that carries one canary per run: it refuses.
     fn scores_one_run(
         &self,
-        data: &GlmData<'_>,
-        seed: u64,
+        _data: &GlmData<'_>,
+        _seed: u64,
         canaries: &[bool],
-    ) -> dp_core::Result<Vec<f64>>;
+    ) -> dp_core::Result<Vec<f64>> {
+        Err(dp_core::DpError::Invalid(format!(
+            "this white-box view carries {} canary per run, not {}: audit it with \
+             `audit.test = \"threshold\"`",
+            self.max_canaries(),
+            canaries.len()
+        )))
+    }
     /// The most canaries one run carries ([`NoisySteps::max_canaries`]).
     fn max_canaries(&self) -> usize;
     /// The noisy sums the view records per canary (the steps T).

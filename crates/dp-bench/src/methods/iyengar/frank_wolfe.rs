@@ -129,19 +129,7 @@ impl WhiteBox for VertexSigns {
         Ok(signs.iter().filter(|&&s| s > 0.0).count() as f64)
     }
 
-    fn scores_one_run(
-        &self,
-        _data: &GlmData<'_>,
-        _seed: u64,
-        _canaries: &[bool],
-    ) -> dp_core::Result<Vec<f64>> {
-        Err(dp_core::DpError::Invalid(
-            "P-FW's white-box view moves every vertex score, so a run carries one canary: \
-             audit it with `audit.test = \"threshold\"`"
-                .into(),
-        ))
-    }
-
+    /// Every vertex score moves with the canary: one per run.
     fn max_canaries(&self) -> usize {
         1
     }

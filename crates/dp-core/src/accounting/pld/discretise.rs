@@ -131,6 +131,13 @@ fn round_up(h: f64, offset: i64, p: &[LogTails]) -> Pmf {
     Pmf::from_parts(h, offset, probs, infinity_mass)
 }
 
+/// The share of an atom at loss ω sent up to ω⁻ + h when it is split between ω⁻ ≤ ω and
+/// ω⁻ + h keeping its P- and Q-mass: (1 − e^{ω⁻ − ω}) / (1 − e^{−h}), from `below` = ω⁻ − ω
+/// ∈ [−h, 0] and `one_m_decay` = 1 − e^{−h}.
+pub(super) fn share_up(below: f64, one_m_decay: f64) -> f64 {
+    (-below.exp_m1() / one_m_decay).clamp(0.0, 1.0)
+}
+
 /// Connect-the-dots (Doroshenko et al. 2022): each bin's mass is split between its two end
 /// points preserving P- and Q-mass; the mass above the top point is split between the top
 /// point and +∞ the same way; the lower tail is rounded up onto the first point.
@@ -145,8 +152,8 @@ fn connect_dots(h: f64, offset: i64, grid: &[f64], p: &[LogTails], q: &[LogTails
             continue;
         }
         let lq = log_interval(q[j - 1], q[j]);
-        // e^{ω_{j−1}} Q_j / P_j ∈ [e^{−h}, 1]; the share sent up is (1 − that)/(1 − e^{−h}).
-        let up = (-(grid[j - 1] + lq - lp).exp_m1() / one_m_decay).clamp(0.0, 1.0);
+        // The bin's mass sits at an effective loss ω with e^{−ω} = Q_j / P_j.
+        let up = share_up(grid[j - 1] + lq - lp, one_m_decay);
         let mass = lp.exp();
         probs[j] += mass * up;
         probs[j - 1] += mass * (1.0 - up);

@@ -7,6 +7,7 @@
 //! this pair bounds every composition of k ε-DP steps: the optimal composition theorem, far
 //! tighter than the RDP route (Bun & Steinke's ε²/2 zCDP) the certifier calibrates with.
 
+use super::discretise::share_up;
 use super::{Pld, PldConfig, Pmf};
 use crate::error::{DpError, Result, check_nonnegative};
 
@@ -38,10 +39,10 @@ impl Pld {
         let mut probs = vec![0.0; (hi - lo + 1) as usize];
         // σ(−ε) = 1/(1 + e^ε), computed without cancellation for large ε.
         let low = 1.0 / (1.0 + epsilon.exp());
+        let one_m_decay = -(-h).exp_m1();
         for (loss, mass) in [(-epsilon, low), (epsilon, 1.0 - low)] {
             let below = (loss / h).floor();
-            // Share sent up: (1 − e^{ω⁻ − ω}) / (1 − e^{−h}) keeps Σ p e^{−ω} unchanged.
-            let up = ((-(below * h - loss).exp_m1()) / (-(-h).exp_m1())).clamp(0.0, 1.0);
+            let up = share_up(below * h - loss, one_m_decay);
             let i = (below as i64 - lo) as usize;
             probs[i] += mass * (1.0 - up);
             probs[i + 1] += mass * up;

@@ -203,7 +203,9 @@ impl Pfw {
             (Some(m), None) => self.run_minibatch(data, m, &mut rng, &mut theta, &mut visit),
             (Some(_), Some(_)) => {
                 return Err(crate::error::DpError::Invalid(
-                    "a gradient canary needs the full-gradient (certified) P-FW".into(),
+                    "a white-box audit of P-FW needs the certified (full-gradient) mode: paper \
+                     mode's with-replacement minibatches are not the event it is accounted as"
+                        .into(),
                 ));
             }
             (None, extra) => self.run_full(data, extra, &mut rng, &mut theta, &mut visit),

@@ -19,7 +19,6 @@ use crate::accounting::quadrature::log_integrate;
 use crate::error::{DpError, Result};
 use crate::features::{Csr, FeatureMatrix};
 use crate::learn::data::GlmData;
-use crate::learn::iyengar::calibration::Calibration;
 use crate::special::log_sum_exp;
 
 impl Pfw {
@@ -32,15 +31,9 @@ impl Pfw {
     /// One run of full-gradient (certified) P-FW on the auditor's dataset of `d` features:
     /// n − 1 rows at the origin and the canary example whose gradient is `canary` at every θ
     /// (one entry per feature, each within ±[`Pfw::gradient_bound`]). The sign of every step's
-    /// vertex, in order.
+    /// vertex, in order. Paper mode is refused by the run (its minibatches are not the event
+    /// it is accounted as).
     pub fn white_box_signs(&self, d: usize, seed: u64, canary: &[f64]) -> Result<Vec<f64>> {
-        if self.calibration != Calibration::Certified {
-            return Err(DpError::Invalid(
-                "a white-box audit of P-FW needs the certified (full-gradient) mode: paper \
-                 mode's with-replacement minibatches are not the event it is accounted as"
-                    .into(),
-            ));
-        }
         if canary.len() != d || d == 0 {
             return Err(DpError::Invalid(format!(
                 "a P-FW gradient canary has one entry per feature: {} for {d} features",
