@@ -364,6 +364,25 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
                 "use at most 833 canaries",
             ],
         ),
+        (
+            "trials = 1",
+            "test = \"one_run\"\ncanary = \"gradient\"\n",
+            // P-FW's white-box view moves every vertex score: one canary per run.
+            "[methods.pfw]\nkind = \"pfw\"\ncalibration = \"certified\"\nsteps = [10]\nl1_radius = [100]\nlinf_clip = [0.1]\n"
+                .to_string(),
+            vec![
+                "`methods.pfw`",
+                "carries 1 per run",
+                "audit.test = \"threshold\"",
+            ],
+        ),
+        (
+            "trials = 100",
+            "canary = \"gradient\"\n",
+            // Paper-mode P-FW has no white-box view: refused, naming the ones that exist.
+            "[methods.pfw]\nkind = \"pfw\"\ncalibration = \"paper\"\nsteps = [10]\nl1_radius = [100]\nlinf_clip = [0.1]\n".to_string(),
+            vec!["certified P-FW's vertices", "canary = \"rare_feature\""],
+        ),
         // The general name limit or the audit's file-name limit, whichever comes first.
         ("trials = 2", "", method(&"m".repeat(300)), vec!["method"]),
     ];
