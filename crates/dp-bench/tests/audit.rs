@@ -11,7 +11,7 @@ mod common;
 use std::ffi::OsStr;
 use std::path::Path;
 
-use common::{assert_success, dp_bench, stderr};
+use common::{assert_success, dp_bench, show_audits as show, stderr};
 
 use dp_bench::audit::table::Verdict;
 use dp_bench::experiment::config::Config;
@@ -158,23 +158,6 @@ fn the_fast_learners_never_measure_above_their_certificates() {
 }
 
 /// Prints the outcomes (run with `--nocapture` to see what the audits measure).
-fn show(out: &[dp_bench::audit::Outcome]) {
-    for o in out {
-        eprintln!(
-            "{} ε={} cert={} lb={} ceiling={:?} gdp={:?} fail={:?} t={:?} one={:?}",
-            o.method,
-            o.epsilon_target,
-            o.epsilon_certified,
-            o.epsilon_lower,
-            o.epsilon_ceiling,
-            o.epsilon_gdp,
-            o.failures,
-            o.test,
-            o.one_run
-        );
-    }
-}
-
 /// The command line: `dp-bench audit` and `dp-bench run` run an audit config, write its
 /// tables and refuse what is not one.
 #[test]
@@ -512,44 +495,4 @@ fn the_white_box_one_run_audit_tests_the_gaussian_curve() {
     assert!(full.epsilon_lower >= 0.5 * ceiling, "{full:?}");
     assert_eq!(sampled.statistic, "one_run");
     assert!(sampled.epsilon_gdp.is_some() && sampled.epsilon_ceiling.is_none());
-}
-
-/// The white-box audit of certified P-FW: a replace-one gradient canary moving every vertex
-/// score, the vertices' signs counted. Each step is randomised response at about half the
-/// step ε its certificate charges; the ceiling is that view's own curve, which the count (its
-/// sufficient statistic) reaches, far below the certificate. Paper mode, whose minibatches its
-/// event does not account, has no white-box view.
-#[test]
-fn the_white_box_audit_of_pfw_counts_vertex_signs() {
-    let pfw = "kind = \"pfw\"\nsteps = [10]\nl1_radius = [100]\nlinf_clip = [0.1]\n";
-    let out = audit(&format!(
-        "seed = 11\ntrials = 3000\nepsilons = [8.0]\ndelta = 1e-5\n\
-         [audit]\ncanary = \"gradient\"\n{DATASET}\
-         [methods.pfw]\n{pfw}calibration = \"certified\"\n"
-    ));
-    show(&out);
-    let o = &out[0];
-    assert_eq!(
-        (
-            o.threat_model.as_str(),
-            o.neighbours.as_str(),
-            o.statistic.as_str()
-        ),
-        ("white-box", "replace_one", "threshold")
-    );
-    assert_eq!(Verdict::of(o), Verdict::Consistent, "{o:?}");
-    let ceiling = o.epsilon_ceiling.expect("a ceiling");
-    assert!(ceiling < 0.5 * o.epsilon_certified, "{o:?}");
-    assert!(o.epsilon_lower >= 0.7 * ceiling, "{o:?}");
-
-    let registry = Registry::builtin().with(&NOISY_SUM);
-    let text = format!(
-        "seed = 1\ntrials = 100\nepsilons = [1.0]\ndelta = 1e-5\n[audit]\ncanary = \"gradient\"\n\
-         {DATASET}[methods.pfw]\n{pfw}calibration = \"paper\"\n"
-    );
-    let cfg = Config::parse_with(&text, Path::new("audit.toml"), &registry).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let run = dp_bench::audit::run(&cfg, &dir.path().join("r"), false);
-    let err = format!("{:#}", run.err().unwrap());
-    assert!(err.contains("white-box"), "{err}");
 }

@@ -147,6 +147,18 @@ impl FeatureMatrix {
         FeatureMatrix::Dense { data, nrows, ncols }
     }
 
+    /// `nrows` rows at the origin, stored sparse (no entries): the rows a white-box auditor
+    /// places where every loss gradient is 0.
+    pub fn origin(nrows: usize, ncols: usize) -> Self {
+        FeatureMatrix::Sparse(Csr {
+            nrows,
+            ncols,
+            indptr: vec![0; nrows + 1],
+            indices: Vec::new(),
+            values: Vec::new(),
+        })
+    }
+
     /// Number of rows (examples).
     pub fn nrows(&self) -> usize {
         match self {

@@ -221,9 +221,9 @@ pub fn check_all(
                     "`audit.canary = \"gradient\"` audits what a mechanism computes inside \
                      (white-box: DP-SGD's and certified P-SGD's noisy steps; with loss = \
                      \"huber\", Algorithm 1's and certified AMP's minimiser before its output \
-                     noise; certified P-FW's vertices), and `methods.{name}` is audited by its \
-                     final model only: audit it \
-                     with `canary = \"rare_feature\"` in a config of its own"
+                     noise; certified P-FW's vertices; certified P-SCPSGD's last iterate), and \
+                     `methods.{name}` is audited by its final model only: audit it with \
+                     `canary = \"rare_feature\"` in a config of its own"
                 )));
             }
             let canaries = cfg.audit.as_ref().map_or(0, |s| s.canaries);

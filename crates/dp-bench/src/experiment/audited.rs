@@ -54,8 +54,10 @@ pub trait WhiteBox: Send + Sync {
     fn gaussian_mu(&self) -> Option<f64>;
     /// The event of what the auditor sees: the certificate the audit compares with.
     fn event(&self) -> Event;
-    /// An event whose privacy-loss distribution is exactly this view's on `data`, where it is
-    /// known and not Gaussian (P-FW's): the ceiling reads it instead of the certificate.
+    /// An event whose privacy-loss distribution is this view's on `data`, or the closest known
+    /// pair that dominates it, where that is below the certificate (P-FW's exact curve,
+    /// P-SCPSGD's Gaussian at its largest shift): the ceiling reads it instead of the
+    /// certificate. Dominating keeps the ceiling an upper bound.
     fn exact_view(&self, _data: &GlmData<'_>) -> dp_core::Result<Option<Event>> {
         Ok(None)
     }

@@ -223,3 +223,21 @@ pub fn leaderboard(cwd: &Path, results: &Path, out: &Path) -> Board {
         log: stdout(&o),
     }
 }
+
+/// Prints each audit's numbers, for a failing test's log.
+pub fn show_audits(out: &[dp_bench::audit::Outcome]) {
+    for o in out {
+        eprintln!(
+            "{} ε={} cert={} lb={} ceiling={:?} gdp={:?} fail={:?} t={:?} one={:?}",
+            o.method,
+            o.epsilon_target,
+            o.epsilon_certified,
+            o.epsilon_lower,
+            o.epsilon_ceiling,
+            o.epsilon_gdp,
+            o.failures,
+            o.test,
+            o.one_run
+        );
+    }
+}

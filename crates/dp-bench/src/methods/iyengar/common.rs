@@ -139,7 +139,8 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64;
 
     /// What a white-box auditor sees of the mechanism (`audit.canary = "gradient"`), for
-    /// those that release every step's noisy sum under an add/remove certificate.
+    /// those with a view: every step's noisy sum (P-SGD, AMP's minimiser), every step's vertex
+    /// (P-FW), the last iterate before its output noise is projected (P-SCPSGD).
     fn white_box(_mech: &Self::Mech) -> Option<Box<dyn crate::methods::audited::WhiteBox>> {
         None
     }

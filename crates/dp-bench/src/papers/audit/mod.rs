@@ -29,6 +29,7 @@ pub const SPEC: PaperSpec = PaperSpec {
         "white-box-alg1",
         "white-box-amp",
         "white-box-pfw",
+        "white-box-pscpsgd",
     ],
     figures,
 };

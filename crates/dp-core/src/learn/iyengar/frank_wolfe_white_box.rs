@@ -17,7 +17,7 @@
 use super::Pfw;
 use crate::accounting::quadrature::log_integrate;
 use crate::error::{DpError, Result};
-use crate::features::{Csr, FeatureMatrix};
+use crate::features::FeatureMatrix;
 use crate::learn::data::GlmData;
 use crate::special::log_sum_exp;
 
@@ -47,13 +47,7 @@ impl Pfw {
                  loss's derivative bound); got {bad}"
             )));
         }
-        let origin = FeatureMatrix::Sparse(Csr {
-            nrows: self.n,
-            ncols: d,
-            indptr: vec![0; self.n + 1],
-            indices: Vec::new(),
-            values: Vec::new(),
-        });
+        let origin = FeatureMatrix::origin(self.n, d);
         let y = vec![1.0; self.n];
         let data = GlmData::new(&origin, &y)?;
         let mut signs = Vec::with_capacity(self.spec.steps as usize);

@@ -355,12 +355,18 @@ struct Schedule {
     passes: u64,
 }
 
+/// A white-box auditor's canary example: its row and its gradient, the same at every θ (a
+/// linear loss), added to its minibatch's sum wherever the row falls.
+type Canary<'a> = (usize, &'a [f64]);
+
 /// Minibatch SGD over one permutation of the rows drawn from `rng` and fixed for all passes.
 /// After each minibatch's mean loss gradient at θ is in `grad`, `step(θ, grad)` moves θ. The
-/// rows are copied once in pass order (see [`in_pass_order`]).
+/// rows are copied once in pass order (see [`in_pass_order`]). A `canary` draws nothing, so a
+/// run with one takes the same permutation as without.
 fn permutation_passes(
     data: &GlmData<'_>,
     schedule: Schedule,
+    canary: Option<Canary<'_>>,
     rng: &mut StdRng,
     theta: &mut [f64],
     mut step: impl FnMut(&mut [f64], &[f64]),
@@ -373,14 +379,24 @@ fn permutation_passes(
     } = schedule;
     let bounds = batch_bounds(data.n(), batch, balanced);
     let perm = permuted_batches(rng, data.n(), &bounds);
+    // Each batch's rows are sorted, so the canary's batch is found by bisection.
+    let canary = canary.and_then(|(row, g)| {
+        let batch = bounds
+            .windows(2)
+            .position(|w| perm[w[0]..w[1]].binary_search(&row).is_ok())?;
+        Some((batch, g))
+    });
     let (x, y, order) = in_pass_order(data, &perm);
     let data = GlmData::from_owned(x, &y)?;
     let mut grad = vec![0.0; data.d()];
     for _ in 0..passes {
-        for w in bounds.windows(2) {
+        for (b, w) in bounds.windows(2).enumerate() {
             let rows = &order[w[0]..w[1]];
             let scale = 1.0 / rows.len() as f64;
             loss_gradient(&data, loss, theta, rows, scale, &mut grad);
+            if let Some((_, g)) = canary.filter(|&(at, _)| at == b) {
+                grad.iter_mut().zip(g).for_each(|(gj, c)| *gj += scale * c);
+            }
             step(theta, &grad);
         }
     }
@@ -408,7 +424,7 @@ impl OutputPerturbation for Ppsgd {
             balanced: self.calibration == Calibration::Certified,
             passes: s.passes,
         };
-        permutation_passes(data, schedule, &mut rng, &mut theta, |theta, grad| {
+        permutation_passes(data, schedule, None, &mut rng, &mut theta, |theta, grad| {
             theta.iter_mut().zip(grad).for_each(|(t, g)| *t -= s.lr * g);
         })?;
         Ok(theta)
@@ -451,6 +467,33 @@ impl OutputPerturbation for Pscpsgd {
     /// The non-private part of [`Mechanism::fit`]: projected SGD from the uniform start and
     /// over the permutation drawn from `seed` (shared across ε like [`OutputPerturbation::descend`]).
     fn descend(&self, data: &GlmData<'_>, seed: u64) -> Result<Vec<f64>> {
+        self.descend_with(data, seed, None)
+    }
+
+    /// Releases a [`OutputPerturbation::descend`] result: output noise drawn from `seed`, then the
+    /// projection onto the ℓ2 ball.
+    fn release(&self, mut theta: Vec<f64>, seed: u64) -> (Vec<f64>, PscpsgdReport) {
+        self.add_output_noise(&mut theta, seed);
+        project_l2(&mut theta, self.spec.radius);
+        let report = PscpsgdReport {
+            calibration: self.calibration,
+            noise: self.noise,
+            sensitivity: finite(self.sensitivity),
+            smoothness: self.smoothness,
+            steps: steps(self.n, self.spec.batch, self.calibration, self.spec.passes),
+        };
+        (theta, report)
+    }
+}
+
+impl Pscpsgd {
+    /// [`OutputPerturbation::descend`], with a white-box auditor's `canary` when given.
+    fn descend_with(
+        &self,
+        data: &GlmData<'_>,
+        seed: u64,
+        canary: Option<Canary<'_>>,
+    ) -> Result<Vec<f64>> {
         let s = &self.spec;
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
@@ -464,31 +507,27 @@ impl OutputPerturbation for Pscpsgd {
             passes: s.passes,
         };
         let mut t = 0u64;
-        permutation_passes(data, schedule, &mut rng, &mut theta, |theta, grad| {
-            t += 1;
-            let eta = inv_beta.min(1.0 / (lambda * t as f64));
-            for (th, g) in theta.iter_mut().zip(grad) {
-                *th -= eta * (g + lambda * *th);
-            }
-            project_l2(theta, s.radius);
-        })?;
+        permutation_passes(
+            data,
+            schedule,
+            canary,
+            &mut rng,
+            &mut theta,
+            |theta, grad| {
+                t += 1;
+                let eta = inv_beta.min(1.0 / (lambda * t as f64));
+                for (th, g) in theta.iter_mut().zip(grad) {
+                    *th -= eta * (g + lambda * *th);
+                }
+                project_l2(theta, s.radius);
+            },
+        )?;
         Ok(theta)
     }
 
-    /// Releases a [`OutputPerturbation::descend`] result: output noise drawn from `seed`, then the
-    /// projection onto the ℓ2 ball.
-    fn release(&self, mut theta: Vec<f64>, seed: u64) -> (Vec<f64>, PscpsgdReport) {
-        let mut rng = StdRng::seed_from_u64(seed);
-        add_gaussian(&mut rng, self.noise, &mut theta);
-        project_l2(&mut theta, self.spec.radius);
-        let report = PscpsgdReport {
-            calibration: self.calibration,
-            noise: self.noise,
-            sensitivity: finite(self.sensitivity),
-            smoothness: self.smoothness,
-            steps: steps(self.n, self.spec.batch, self.calibration, self.spec.passes),
-        };
-        (theta, report)
+    /// The release's Gaussian, drawn from `seed` (before the final projection).
+    fn add_output_noise(&self, theta: &mut [f64], seed: u64) {
+        add_gaussian(&mut StdRng::seed_from_u64(seed), self.noise, theta);
     }
 }
 
@@ -515,3 +554,6 @@ impl Mechanism for Pscpsgd {
 #[cfg(test)]
 #[path = "permutation_tests.rs"]
 mod tests;
+
+#[path = "permutation_white_box.rs"]
+mod white_box;

@@ -1,0 +1,112 @@
+//! What a white-box auditor of P-SCPSGD inserts and sees (audit.md §3, here for output
+//! perturbation).
+//!
+//! The auditor chooses the whole dataset, as the certificate allows: n − 1 rows at the origin,
+//! whose loss gradients are 0 at every θ, and one canary example whose gradient is a constant g
+//! with ‖g‖₂ ≤ L·sup|ℓ′|: the gradient of the linear loss ⟨g, θ⟩, convex, Lipschitz and
+//! smooth, so inside P-SCPSGD's guarantee. On D, g = +G·e₁; on D′, g = −G·e₁ (replace-one, the
+//! certificate's relation). The auditor reads the last iterate plus its output noise, before
+//! the final projection (the release is that projection of it).
+//!
+//! On this dataset every step is θ ← (1 − η_tλ)θ − η_t·g/|B| on the canary's batch, so the two
+//! runs, which share the start and the permutation, end exactly
+//! s(i) = 2G·Σ_passes η_t·Π_{u>t}(1 − η_uλ)/|B_i| apart along e₁, where t is the canary's step
+//! in each pass (batch i). The projection after each step is 1-Lipschitz and can only shrink
+//! that. The view is therefore a mixture over i of Gaussian pairs at distance at most
+//! max_i s(i), and is dominated by the Gaussian pair at that distance
+//! ([`Pscpsgd::white_box_shift`]), which its ceiling reads.
+//!
+//! What it can reach. The certificate's Δ₂ = 2L_reg/(λn) counts L_reg = L·sup|ℓ′| + λC, the
+//! bound on the *regularised* per-example gradient, but the regulariser λθ is the same on both
+//! datasets and cancels. The view's distance is at most 2G/(λn), the factor G/L_reg below the
+//! certificate, and below that again by the early steps, where η = 1/β < 1/(λt).
+
+use super::Pscpsgd;
+use crate::error::{DpError, Result};
+use crate::features::FeatureMatrix;
+use crate::learn::data::GlmData;
+use crate::learn::iyengar::calibration::Calibration;
+use crate::learn::iyengar::step::batch_bounds;
+use crate::learn::loss::lipschitz;
+
+impl Pscpsgd {
+    /// The bound on a per-example loss gradient's ℓ2 norm that the sensitivity assumes:
+    /// L·sup|ℓ′|. A gradient canary may reach it.
+    pub fn gradient_bound(&self) -> f64 {
+        lipschitz(self.spec.loss, self.spec.lipschitz)
+    }
+
+    /// One run of P-SCPSGD on the auditor's dataset of `d` features: n − 1 rows at the origin
+    /// and, as row 0, the canary example whose gradient is `canary` at every θ (‖canary‖₂ ≤
+    /// [`Pscpsgd::gradient_bound`]). The last iterate plus the release's output noise, before
+    /// the final projection: the same draws as a run of [`crate::learn::Mechanism::fit`] with
+    /// `seed`.
+    pub fn white_box_release(&self, d: usize, seed: u64, canary: &[f64]) -> Result<Vec<f64>> {
+        self.check_certified()?;
+        if canary.len() != d || d == 0 {
+            return Err(DpError::Invalid(format!(
+                "a P-SCPSGD gradient canary has one entry per feature: {} for {d} features",
+                canary.len()
+            )));
+        }
+        let bound = self.gradient_bound();
+        let norm = canary.iter().map(|g| g * g).sum::<f64>().sqrt();
+        if norm.is_nan() || norm > bound * (1.0 + 1e-12) {
+            return Err(DpError::Invalid(format!(
+                "a P-SCPSGD gradient canary's ℓ2 norm must be at most {bound} (L times the \
+                 loss's derivative bound); got {norm}"
+            )));
+        }
+        let origin = FeatureMatrix::origin(self.n, d);
+        let y = vec![1.0; self.n];
+        let data = GlmData::new(&origin, &y)?;
+        let mut theta = self.descend_with(&data, seed, Some((0, canary)))?;
+        self.add_output_noise(&mut theta, super::noise_seed(seed));
+        Ok(theta)
+    }
+
+    /// The largest distance between the last iterates of [`Pscpsgd::white_box_release`] on D
+    /// and D′ (canaries ±[`Pscpsgd::gradient_bound`]·e₁) over the canary's batch: see the
+    /// module's derivation. Refused in paper mode, whose certificate does not hold.
+    pub fn white_box_shift(&self) -> Result<f64> {
+        self.check_certified()?;
+        let s = &self.spec;
+        let bounds = batch_bounds(self.n, s.batch, true);
+        let count = bounds.len() - 1;
+        let total = s.passes as usize * count;
+        let eta = |t: usize| (1.0 / self.smoothness).min(1.0 / (s.lambda * t as f64));
+        // after[t − 1] = Π_{u > t} (1 − η_u λ), each factor in [0, 1).
+        let mut after = vec![1.0; total];
+        for t in (1..total).rev() {
+            after[t - 1] = after[t] * (1.0 - eta(t + 1) * s.lambda);
+        }
+        let reach = (0..count)
+            .map(|i| {
+                let size = (bounds[i + 1] - bounds[i]) as f64;
+                (0..s.passes as usize)
+                    .map(|p| {
+                        let t = p * count + i + 1;
+                        eta(t) * after[t - 1]
+                    })
+                    .sum::<f64>()
+                    / size
+            })
+            .fold(0.0, f64::max);
+        Ok(2.0 * self.gradient_bound() * reach)
+    }
+
+    fn check_certified(&self) -> Result<()> {
+        if self.calibration == Calibration::Certified && self.sensitivity.is_finite() {
+            return Ok(());
+        }
+        Err(DpError::Invalid(
+            "only certified P-SCPSGD has a white-box view: paper mode's steps break the \
+             contraction its certificate rests on"
+                .into(),
+        ))
+    }
+}
+
+#[cfg(test)]
+#[path = "permutation_white_box_tests.rs"]
+mod tests;
