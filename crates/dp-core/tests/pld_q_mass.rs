@@ -46,7 +46,9 @@ fn every_ceiling_curve_keeps_q_whole() {
     ];
     // Not objective perturbation: its dominating pair (Redberg et al., Thm 3.1) has loss at
     // least c + s²/2 > 0 under P, so Q's mass on P's support is below 1 by construction (0.46
-    // at σ = 2, λ = 1, β = 0.25, L = 1), and its curve read swapped is loose.
+    // at σ = 2, λ = 1, β = 0.25, L = 1), and its curve read as two laws is loose. Ceilings
+    // join every such curve with the PLD's privacy profile (`audit::ceiling::profile_curve`),
+    // which does not need Q whole; `audit::ceiling`'s tests check what that changes.
     let accountant = PldAccountant::new().with_pure_dp();
     for (name, event) in events {
         let pld = accountant.pld(&event).unwrap().unwrap();

@@ -338,7 +338,7 @@ pub(super) fn ceiling(
             .ok()
             .flatten()
     };
-    let curves = certificate_curves(pld.as_ref(), certified, delta);
+    let curves = certificate_curves(pld.as_ref(), certified, delta)?;
     Ok(Some(ceiling_of(
         &curves,
         Statistic::Threshold,

@@ -9,9 +9,9 @@
 //! ceiling separates the three. Measured / ceiling near 1 says the statistic is as good as any;
 //! ceiling / certified says how much of the certificate N runs can show at all.
 //!
-//! The curve comes from the certificate (a PLD, the Gaussian's closed form, or an (ε, δ) pair),
-//! so the ceiling is what an audit of a mechanism exactly as private as its certificate could
-//! reach. Counts are the expected ones rounded to integers (audit.md §6 does the same; Monte
+//! The curve comes from the certificate (a PLD read as a pair and through its privacy profile,
+//! the Gaussian's closed form, or an (ε, δ) pair), so the ceiling is what an audit of a
+//! mechanism exactly as private as its certificate could reach. Counts are the expected ones rounded to integers (audit.md §6 does the same; Monte
 //! Carlo medians agree within 0.07), at the best threshold for each possible count of the
 //! rarer error.
 
@@ -218,23 +218,74 @@ pub fn ceiling(
     Ok(best)
 }
 
-/// The curves an audited mechanism is known to lie above, from its certificate: for each
-/// direction of its PLD (when `pld` is given) that curve joined with the (ε, δ) curve of the
-/// certified ε at the audit's δ; the (ε, δ) curve alone without a PLD.
-pub fn certificate_curves(pld: Option<&Pld>, epsilon: f64, delta: f64) -> Vec<Tradeoff> {
-    let stated = Tradeoff::EpsilonDelta { epsilon, delta };
-    match pld {
-        None => vec![stated],
-        Some(pld) => {
-            let mut pmfs = vec![pld.remove()];
-            if !pld.is_symmetric() {
-                pmfs.push(pld.add());
-            }
-            pmfs.into_iter()
-                .map(|pmf| Tradeoff::Upper(vec![Tradeoff::from_pmf(pmf), stated.clone()]))
-                .collect()
+/// The ε grid of [`profile_curve`]: this many points from 0 to the ε at [`PROFILE_DELTA`].
+const PROFILE_POINTS: usize = 160;
+
+/// Below this δ no audit's runs can see a tail event (10⁶ runs a side see 10⁻⁶ at best).
+const PROFILE_DELTA: f64 = 1e-12;
+
+/// The curve of a PLD's privacy profile: the pointwise largest of the (ε, δ(ε)) curves on a
+/// grid of ε, δ(ε) the larger of the two directions ([`Pld::delta`], rounded up). A mechanism
+/// is (ε, δ(ε))-DP at every ε, so its curve lies above each of them (Dong, Roth & Su 2022,
+/// Prop. 2.12), whatever pair the PLD was built from. For a symmetric pair the supremum over
+/// all ε is its curve itself; a finite grid can only lower the curve, which raises a ceiling
+/// and keeps it an upper bound.
+///
+/// [`Tradeoff::from_pmf`] reads a PLD as the pair (P, Q) it came from, which is tight only
+/// when that pair is a pair of laws the mechanism's are a post-processing of, Q whole.
+/// Objective perturbation's dominating pair (Redberg et al.) bounds the profile but keeps
+/// only part of Q's mass on P's support, and read as two laws its curve falls to 0 at the
+/// false-positive rate of Q's missing mass: a ceiling far above what any test reaches.
+pub fn profile_curve(pld: &Pld) -> Result<Tradeoff> {
+    let top = pld.epsilon(PROFILE_DELTA)?;
+    // An infinite top: an atom of infinite loss above PROFILE_DELTA, so δ(ε) ≥ it at every ε,
+    // and the curve at ε = 0 says what the profile can.
+    let grid: Vec<f64> = if top.is_finite() {
+        (0..=PROFILE_POINTS)
+            .map(|k| top * k as f64 / PROFILE_POINTS as f64)
+            .collect()
+    } else {
+        vec![0.0]
+    };
+    let mut curves = Vec::with_capacity(grid.len());
+    for epsilon in grid {
+        let delta = pld.delta(epsilon)?;
+        // δ = 1 allows anything: its curve is 0.
+        if delta < 1.0 {
+            curves.push(Tradeoff::EpsilonDelta { epsilon, delta });
         }
     }
+    Ok(if curves.is_empty() {
+        Tradeoff::Points(vec![(0.0, 0.0), (1.0, 0.0)])
+    } else {
+        Tradeoff::Upper(curves)
+    })
+}
+
+/// The curves an audited mechanism is known to lie above, from its certificate: for each
+/// direction of its PLD (when `pld` is given) that curve joined with its privacy profile's
+/// ([`profile_curve`]) and the (ε, δ) curve of the certified ε at the audit's δ; the (ε, δ)
+/// curve alone without a PLD.
+pub fn certificate_curves(pld: Option<&Pld>, epsilon: f64, delta: f64) -> Result<Vec<Tradeoff>> {
+    let stated = Tradeoff::EpsilonDelta { epsilon, delta };
+    let Some(pld) = pld else {
+        return Ok(vec![stated]);
+    };
+    let profile = profile_curve(pld)?;
+    let mut pmfs = vec![pld.remove()];
+    if !pld.is_symmetric() {
+        pmfs.push(pld.add());
+    }
+    Ok(pmfs
+        .into_iter()
+        .map(|pmf| {
+            Tradeoff::Upper(vec![
+                Tradeoff::from_pmf(pmf),
+                profile.clone(),
+                stated.clone(),
+            ])
+        })
+        .collect())
 }
 
 /// [`ceiling`] over several curves (the largest): the ceiling of a mechanism whose pair may

@@ -140,9 +140,9 @@ fn a_certificates_curves_bound_the_gaussians_ceiling() {
     // σ = 1.0812 is certified at ε = 4, δ = 1e-5: its PLD joined with the (4, 1e-5) curve
     // gives the closed form's ceiling, and the (4, 1e-5) curve alone a higher one.
     let pld = Pld::gaussian(1.0812, 1.0, &PldConfig::default()).unwrap();
-    let joined = certificate_curves(Some(&pld), 4.0, DELTA);
+    let joined = certificate_curves(Some(&pld), 4.0, DELTA).unwrap();
     assert_eq!(joined.len(), 1, "the Gaussian PLD is symmetric");
-    let stated = certificate_curves(None, 4.0, DELTA);
+    let stated = certificate_curves(None, 4.0, DELTA).unwrap();
     let n = 25_000;
     let a = ceiling_of(&joined, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
     let b = ceiling_of(&stated, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
@@ -161,4 +161,71 @@ fn a_certificates_curves_bound_the_gaussians_ceiling() {
         ceiling_of(&[], Statistic::Threshold, n, n, DELTA, GAMMA).unwrap(),
         0.0
     );
+}
+
+/// The profile's curve of the Gaussian PLD never rises above the closed form (a curve above
+/// the mechanism's would lower a ceiling below what a test can reach), and its ceiling is the
+/// closed form's: the grid of ε loses nothing that matters.
+#[test]
+fn the_profile_curve_of_the_gaussian_is_its_curve() {
+    for (sigma, n) in [(1.0812, 10_000u64), (3.7306, 100_000), (0.6002, 1_000)] {
+        let pld = Pld::gaussian(sigma, 1.0, &PldConfig::default()).unwrap();
+        let profile = profile_curve(&pld).unwrap();
+        let exact = Tradeoff::Gaussian { mu: 1.0 / sigma };
+        for k in 0..=160 {
+            let alpha = 10f64.powf(-8.0 + k as f64 / 20.0);
+            let (p, e) = (profile.beta(alpha), exact.beta(alpha));
+            assert!(p <= e + 1e-9, "σ = {sigma}, α = {alpha}: {p} > {e}");
+        }
+        let a = ceiling(&profile, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+        let g = ceiling(&exact, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+        assert!(a >= g - 1e-9 && a < g + 0.03, "σ = {sigma}: {a} vs {g}");
+    }
+}
+
+/// Objective perturbation's dominating pair keeps part of Q's mass off P's support, so read
+/// as two laws its curve falls to 0 early; its profile does not, and the certificate's curves
+/// now give a lower ceiling than the pair alone, still at or above the Gaussian part's (the
+/// ObjPert profile is above the Gaussian's with the same σ, so its curve is below).
+#[test]
+fn objective_perturbations_ceiling_reads_its_profile() {
+    let (sigma, lambda, beta, l) = (2.0, 1.0, 0.25, 1.0);
+    let pld = Pld::objpert(sigma, lambda, beta, l, &PldConfig::default()).unwrap();
+    let certified = pld.epsilon(DELTA).unwrap();
+    let n = 25_000;
+    let pair = Tradeoff::from_pmf(pld.remove());
+    let pair_only = ceiling(&pair, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+    let curves = certificate_curves(Some(&pld), certified, DELTA).unwrap();
+    let joined = ceiling_of(&curves, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+    let gaussian = ceiling(
+        &Tradeoff::Gaussian { mu: l / sigma },
+        Statistic::Threshold,
+        n,
+        n,
+        DELTA,
+        GAMMA,
+    )
+    .unwrap();
+    // The pair with the stated (ε, δ) curve alone, as ceilings read it before the profile.
+    let stated = Tradeoff::EpsilonDelta {
+        epsilon: certified,
+        delta: DELTA,
+    };
+    let before = Tradeoff::Upper(vec![pair.clone(), stated]);
+    let before = ceiling(&before, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+    // σ = 2: the pair alone 8.19, with the (ε, δ) curve 2.30, with the profile 1.44; the
+    // Gaussian part alone 1.08 and the certificate 2.36.
+    assert!(
+        pair_only > certified && before > 0.95 * certified,
+        "{pair_only} {before}"
+    );
+    assert!(joined < 0.7 * before, "{joined} vs {before}");
+    assert!(
+        joined >= gaussian - 1e-9 && joined <= certified,
+        "{joined} {gaussian} {certified}"
+    );
+    // Where the pair's curve has reached 0, the profile's has not.
+    let profile = profile_curve(&pld).unwrap();
+    assert_eq!(pair.beta(0.6), 0.0);
+    assert!(profile.beta(0.6) > 0.05, "{}", profile.beta(0.6));
 }
