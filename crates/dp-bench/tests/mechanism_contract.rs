@@ -109,7 +109,7 @@ const CASES: &[Case] = &[
         table: "calibration = \"chi\"\nnode_limit = 200\nwall_cap = 300",
         data: NEEL,
         guarantee: Guarantee::Certified,
-        one_mechanism: false,
+        one_mechanism: true,
     },
     Case {
         kind: "rspm",

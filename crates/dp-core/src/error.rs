@@ -32,6 +32,10 @@ pub enum DpError {
     /// Any other invalid input.
     #[error("{0}")]
     Invalid(String),
+    /// The run's outcome would depend on the machine (a solver's wall-clock safety net was
+    /// reached): nothing of it may be recorded, not even as a failed release.
+    #[error("not reproducible: {0}")]
+    Irreproducible(String),
 }
 
 /// Result alias for dp-core.

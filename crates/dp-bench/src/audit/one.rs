@@ -349,6 +349,9 @@ pub(super) fn ceiling(
     )?))
 }
 
+/// One run's score, whether its release failed, and its event where the run changed it.
+type Scored = (f64, bool, Option<Event>);
+
 /// Runs the audit of `spec` (named `name`) at `epsilon` on `base` rows, or the `step` of it
 /// asked for; `gammas` are the bound's γ and the γ at which the threshold is chosen
 /// ([`threshold_test`]).
@@ -385,21 +388,26 @@ pub fn audit(
     };
     let draw = |range: Range<u64>| -> anyhow::Result<Runs> {
         let start = Instant::now();
-        let side = |which: u8, data: &GlmData<'_>| -> Vec<(f64, bool, Option<Event>)> {
+        let side = |which: u8, data: &GlmData<'_>| -> anyhow::Result<Vec<Scored>> {
             let (seed, eps) = (cfg.seed.to_le_bytes(), epsilon.to_bits().to_le_bytes());
             let key: [&[u8]; 4] = [&seed, name.as_bytes(), &eps, &[which]];
             runs::each(range.clone(), &key, progress, |seed| {
                 match audited.release.release(data, seed) {
                     Ok((theta, event)) => {
                         let other = (event != audited.event).then_some(event);
-                        (theta[pair.feature], false, other)
+                        Ok((theta[pair.feature], false, other))
                     }
+                    // A machine-dependent run is no outcome at all: the audit stops.
+                    Err(e @ dp_core::DpError::Irreproducible(_)) => Err(e),
                     // Releasing nothing is an output too: scored, never dropped.
-                    Err(_) => (0.0, true, None),
+                    Err(_) => Ok((0.0, true, None)),
                 }
             })
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| at(e.into()))
         };
-        let (on_d, on_p) = (side(0, &data_d), side(1, &data_p));
+        let (on_d, on_p) = (side(0, &data_d)?, side(1, &data_p)?);
         let seconds = start.elapsed().as_secs_f64();
         let mut certified = certify(&audited.event)?;
         let mut seen = Vec::new();
@@ -409,8 +417,8 @@ pub fn audit(
                 seen.push(e.clone());
             }
         }
-        let scores = |v: &[(f64, bool, Option<Event>)]| v.iter().map(|r| r.0).collect();
-        let fails = |v: &[(f64, bool, Option<Event>)]| v.iter().filter(|r| r.1).count() as u64;
+        let scores = |v: &[Scored]| v.iter().map(|r| r.0).collect();
+        let fails = |v: &[Scored]| v.iter().filter(|r| r.1).count() as u64;
         Ok(Runs {
             fingerprint: fingerprint.clone(),
             first: range.start,

@@ -137,8 +137,9 @@ pub fn md_row(o: &Outcome, first: Option<&str>) -> String {
 
 /// How the bounds were made, under a table.
 pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model, a data \
-    canary; white-box: every step's noisy sum, or the minimiser before its output noise, with \
-    a gradient canary) and the statistic. Measured ε: a lower bound holding with the config's \
+    canary; white-box: every step's noisy sum, the minimiser before its output noise, every \
+    vertex chosen or the last iterate plus its output noise, with a gradient canary) and the \
+    statistic. Measured ε: a lower bound holding with the config's \
     `audit.confidence` for all rows of a config together: the threshold test with \
     Clopper–Pearson bounds (threshold chosen on the first half of each side's runs, bound \
     computed on the second), the GDP estimate at the central threshold on all runs where the \
@@ -147,9 +148,10 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     white-box view is exactly Gaussian, `one-run-fdp`, Mahloujifar et al.'s f-DP test against \
     the Gaussian curve). Ceiling: the most that statistic could measure on the same runs at \
     the same confidence from the certificate's own trade-off curve (the event's privacy-loss \
-    distribution joined with the certified (ε, δ); for a white-box view whose curve is known \
-    exactly, its own: μ-GDP for a Gaussian view, randomised response at the step's ε composed \
-    for P-FW's) with expected error counts; for a one-run f-DP row, the same test at the \
+    distribution joined with its privacy profile and the certified (ε, δ); for a white-box \
+    view whose curve is known, its own: μ-GDP for a Gaussian view, randomised response at the \
+    step's ε composed for P-FW's, the Gaussian at the largest shift for P-SCPSGD's) with \
+    expected error counts; for a one-run f-DP row, the same test at the \
     expected number of right guesses, which a run may exceed by chance. Measured far below \
     the ceiling means a weak statistic; a ceiling far below the certificate, too few runs to \
     see the tail events that set ε at this δ. GDP estimate: Nasr et al. 2023 on threshold \

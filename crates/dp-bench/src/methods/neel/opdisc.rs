@@ -8,12 +8,17 @@
 //! records as accounted the ε the χ-bound certifies for it, so the paper's and the authors'
 //! calibrations show their true cost.
 
-use dp_core::accounting::event::Event;
+use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::accounting::neel::{NeelCalibration, opdisc_certified_epsilon, opdisc_sigma};
+use dp_core::learn::GlmData;
+use dp_mip::{OracleOptions, Status};
 use serde::{Deserialize, Serialize};
 
-use super::oracle::{GridDetails, Guarantee, OracleKeys, gaussian_noise, release, training_rows};
+use super::oracle::{
+    GridDetails, Guarantee, OracleKeys, gaussian_noise, release, rows_of, training_rows,
+};
 use crate::experiment::grid::Cell;
+use crate::methods::audited::{Audited, Release};
 use crate::methods::{CellOutcome, Context, Method, MethodEntry, Protocol, parse_table};
 
 /// The table entry.
@@ -143,6 +148,72 @@ impl Method for OpdiscConfig {
         };
         let guarantee = Guarantee::Accounted(event);
         release(ctx, &self.oracle, &answer, &rows, guarantee, &details)
+    }
+
+    /// One solve on the exact MIP oracle, as a cell runs it; replace-one, Neel et al.'s
+    /// relation. Its event is the χ-bound's (ε, δ) at the σ the calibration chose (∞: no
+    /// guarantee), whatever the calibration claimed.
+    fn mechanism<'c>(&'c self, ctx: &Context<'c>, epsilon: f64) -> anyhow::Result<Audited<'c>> {
+        let d = ctx.train.x().ncols();
+        let (bound, radius_sq) = self.grid(d);
+        let delta = ctx.cfg.delta;
+        let sigma = self.sigma(d, epsilon, delta)?;
+        let chi = opdisc_certified_epsilon(sigma, 1.0, radius_sq as f64, 1.0, d, delta);
+        let event = if chi.is_finite() {
+            Event::epsilon_delta(chi, delta)?
+        } else {
+            Event::NonPrivate
+        };
+        Ok(Audited {
+            release: Box::new(Solve {
+                bound,
+                radius_sq,
+                sigma,
+                options: self.oracle.options(),
+                event: event.clone(),
+            }),
+            event,
+            clip: None,
+            neighbours: Neighbours::ReplaceOne,
+            certificate: Neighbours::ReplaceOne,
+            label: format!("sigma={sigma};B={bound};D2={radius_sq}"),
+            white_box: None,
+        })
+    }
+}
+
+/// One OPDisc release for `dp-bench audit`: η from the run's seed, the exact argmin.
+struct Solve {
+    bound: i32,
+    radius_sq: i64,
+    sigma: f64,
+    options: OracleOptions,
+    event: Event,
+}
+
+impl Release for Solve {
+    /// A solve the node budget does not certify releases nothing (an error the audit scores
+    /// as an empty release), as a cell with `on_uncertified = "refuse"` does; one cut short by
+    /// the wall-clock cap is an error that stops the audit, its outcome being the machine's.
+    fn release(&self, data: &GlmData<'_>, seed: u64) -> dp_core::Result<(Vec<f64>, Event)> {
+        use dp_core::DpError;
+        let rows = rows_of(data.x(), data.y());
+        let eta = gaussian_noise(self.sigma, rows.d + 1, seed)
+            .map_err(|e| DpError::Invalid(format!("{e:#}")))?;
+        let answer = dp_mip::opdisc(&rows, self.bound, self.radius_sq, &eta, &self.options);
+        match &answer.status {
+            Status::Certified => Ok((
+                answer.w.iter().map(|&v| f64::from(v)).collect(),
+                self.event.clone(),
+            )),
+            Status::WallCapReached { reason } => Err(DpError::Irreproducible(format!(
+                "an OPDisc solve reached its wall-clock cap ({reason}); raise wall_cap or \
+                 lower node_limit"
+            ))),
+            Status::Uncertified { reason, .. } => Err(DpError::NoConvergence(format!(
+                "the OPDisc solve was not certified within node_limit: {reason}"
+            ))),
+        }
     }
 }
 

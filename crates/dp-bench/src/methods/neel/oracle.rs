@@ -130,13 +130,17 @@ impl OracleKeys {
 
 /// The training rows, identical feature vectors merged (exact: same objective in w).
 pub fn training_rows(ctx: &Context<'_>) -> Rows {
-    let x = ctx.train.x();
+    rows_of(ctx.train.x(), ctx.train.y())
+}
+
+/// `x` and its labels as the MIP's rows, identical feature vectors merged.
+pub fn rows_of(x: &dp_core::features::FeatureMatrix, y: &[f64]) -> Rows {
     let (n, d) = (x.nrows(), x.ncols());
     let mut dense = vec![0.0; n * d];
     for (i, row) in dense.chunks_exact_mut(d).enumerate() {
         x.row(i).axpy(1.0, row);
     }
-    Rows::aggregate(&dense, d, ctx.train.y())
+    Rows::aggregate(&dense, d, y)
 }
 
 /// `k` independent N(0, σ²) draws from the cell's seed.
