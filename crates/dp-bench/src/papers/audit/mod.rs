@@ -147,14 +147,26 @@ fn write_figure(
     let mut panels = Vec::new();
     for (stem, audits) in runs {
         for (name, methods) in panel_groups(audits) {
-            let of = |cal: &'static str| {
-                let methods = methods.clone();
+            let of = |cal: &str| {
+                let (methods, cal) = (methods.clone(), cal.to_string());
                 audits
                     .iter()
                     .filter(move |a| methods.contains(&a.method.as_str()) && a.calibration == cal)
             };
-            let targets: Vec<f64> = of("paper")
-                .chain(of("certified"))
+            // Paper and certified first, so that a colour means the same in every panel; then
+            // a kind's other calibrations (OPDisc's authors' code and χ-bound).
+            let mut calibrations = vec!["paper", "certified"];
+            for a in audits
+                .iter()
+                .filter(|a| methods.contains(&a.method.as_str()))
+            {
+                if !calibrations.contains(&a.calibration.as_str()) {
+                    calibrations.push(a.calibration.as_str());
+                }
+            }
+            let targets: Vec<f64> = calibrations
+                .iter()
+                .flat_map(|&cal| of(cal))
                 .map(|a| a.epsilon_target)
                 .collect();
             let (lo, hi) = targets
@@ -164,9 +176,9 @@ fn write_figure(
                 dashed: true,
                 ..Series::line("claimed ε (target)", vec![(lo, lo), (hi, hi)])
             }];
-            // Both calibrations always get their two lines (empty when the kind has no such
+            // Paper and certified always get their two lines (empty when the kind has no such
             // calibration), so that a colour means the same in every panel.
-            for cal in ["paper", "certified"] {
+            for &cal in &calibrations {
                 let none = if of(cal).next().is_none() {
                     " (n/a)"
                 } else {
