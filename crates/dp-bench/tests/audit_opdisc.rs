@@ -13,9 +13,13 @@ use dp_bench::audit::table::Verdict;
 use dp_bench::experiment::config::Config;
 
 fn config(trials: u32, epsilon: f64, method: &str) -> Config {
+    config_on("zeros", trials, epsilon, method)
+}
+
+fn config_on(base: &str, trials: u32, epsilon: f64, method: &str) -> Config {
     let text = format!(
         "seed = 3\ntrials = {trials}\nepsilons = [{epsilon:?}]\ndelta = \"1/n^2\"\n\
-         [audit]\nbase = \"zeros\"\n\
+         [audit]\nbase = \"{base}\"\n\
          [dataset]\nname = \"adult-neel\"\nnormalize_rows = true\nbias = 0\n\
          test_fraction = 0\nsubsample = 200\n\
          [methods.o]\nkind = \"opdisc\"\n{method}"
@@ -60,9 +64,26 @@ fn a_wall_clock_cap_stops_the_audit() {
         msg.contains("not reproducible") && msg.contains("wall_cap"),
         "{msg}"
     );
-    // Nothing of the audit is recorded: no table, no stored runs.
+    // The audit got as far as its results folder, and recorded nothing of the runs there.
     let r = dir.path().join("r");
+    assert!(
+        r.join("audits").is_dir(),
+        "the audit stopped before its folder"
+    );
     assert!(!r.join("audit.csv").exists() && !r.join("audit.md").exists());
-    let stored = std::fs::read_dir(r.join("audits")).map_or(0, |d| d.count());
-    assert_eq!(stored, 0);
+    assert_eq!(std::fs::read_dir(r.join("audits")).unwrap().count(), 0);
+}
+
+/// A solve the node budget does not certify releases what a cell releases and carries no
+/// guarantee, as a cell: one such run makes the audit's certified ε ∞. On the data's own rows
+/// (the zero base's solves certify at the root) one node rarely proves optimality.
+#[test]
+fn an_uncertified_solve_certifies_nothing() {
+    let cfg = config_on("data", 10, 8.0, "node_limit = 1\n");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dp_bench::audit::run(&cfg, dir.path(), false)
+        .unwrap()
+        .outcomes;
+    show(&out);
+    assert_eq!(out[0].epsilon_certified, f64::INFINITY, "{:?}", out[0]);
 }

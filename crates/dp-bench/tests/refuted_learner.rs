@@ -90,3 +90,41 @@ fn a_learner_that_lies_about_its_noise_is_refuted_and_not_ranked() {
     let md = std::fs::read_to_string(figures.join("leaderboard.md")).unwrap();
     assert!(md.contains("# Audits") && md.contains("REFUTED"), "{md}");
 }
+
+/// Whether a run times out is the machine's, not the learner's answer: an audit whose worker
+/// times out stops with an error and writes no table, instead of scoring the run as an empty
+/// release.
+#[test]
+fn a_worker_timeout_stops_the_audit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let worker = repo_root().join("crates/dp-bench/tests/workers/misbehave.py");
+    let audit = tmp.path().join("audit.toml");
+    std::fs::write(
+        &audit,
+        format!(
+            "seed = 7\ntrials = 2\nepsilons = [1.0]\ndelta = 1e-5\n\
+             [audit]\nbase = \"zeros\"\n\
+             [dataset]\nname = \"synthetic-l\"\nsubsample = 200\n\
+             [methods.hang]\nkind = \"external\"\ncommand = [\"python3\", \"{}\"]\n\
+             relation = \"add_remove\"\ntimeout_seconds = 1\nmax_restarts = 0\n\
+             hyperparameters = {{ mode = \"hang\" }}\n",
+            worker.display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = dp_bench(&[
+        "audit",
+        audit.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("not reproducible") && err.contains("timeout_seconds"),
+        "{err}"
+    );
+    assert!(!out.join("audit.csv").exists());
+}

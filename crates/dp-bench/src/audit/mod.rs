@@ -34,9 +34,10 @@ pub use one::Outcome;
 use runs::{Done, Step};
 pub use sharded::{merge, run_shard};
 
-/// Version of how an audit draws and scores its runs (part of every fingerprint): 3 since a
-/// Gaussian white-box view is tested at its central threshold on every run.
-const SCHEME: u32 = 3;
+/// Version of how an audit draws, scores and bounds its runs (part of every fingerprint): 4
+/// since ceilings join each PLD's curve with its privacy profile and an uncertified OPDisc
+/// solve carries no guarantee (3: a Gaussian white-box view tested at its central threshold).
+const SCHEME: u32 = 4;
 
 pub use dp_core::audit::threshold::SELECTION_GAMMA;
 

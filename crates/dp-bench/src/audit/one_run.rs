@@ -115,9 +115,12 @@ pub fn audit(
     let audited = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
     let (_keep, rows) = rows(&ctx, &audited)?;
     let start = Instant::now();
-    let (scores, failed) = match audited.release.release(&rows, seed(b"one-run training")) {
-        Ok((theta, _)) => (theta[d..d + m as usize].to_vec(), 0),
-        Err(_) => (vec![0.0; m as usize], 1),
+    // The run's own event where it changed the mechanism's (an uncertified solve, a retry).
+    let (scores, failed, ran) = match audited.release.release(&rows, seed(b"one-run training")) {
+        Ok((theta, event)) => (theta[d..d + m as usize].to_vec(), 0, Some(event)),
+        // A machine-dependent run is no outcome at all: the audit stops.
+        Err(e @ dp_core::DpError::Irreproducible(_)) => return Err(at(e.into())),
+        Err(_) => (vec![0.0; m as usize], 1, None),
     };
     let seconds = start.elapsed().as_secs_f64();
     let (r, v) = dp_core::audit::one_run::guesses(&scores, &included, k as usize, k as usize)?;
@@ -135,7 +138,10 @@ pub fn audit(
         threat_model: "black-box".into(),
         statistic: "one_run".into(),
         epsilon_target: epsilon,
-        epsilon_certified: ctx.certify(&audited.event)?,
+        epsilon_certified: match ran.filter(|e| *e != audited.event) {
+            Some(event) => ctx.certify(&audited.event)?.max(ctx.certify(&event)?),
+            None => ctx.certify(&audited.event)?,
+        },
         epsilon_lower: lower,
         delta: cfg.delta,
         confidence: 1.0 - gamma,

@@ -218,7 +218,8 @@ pub fn ceiling(
     Ok(best)
 }
 
-/// The ε grid of [`profile_curve`]: this many points from 0 to the ε at [`PROFILE_DELTA`].
+/// The ε grid of [`profile_curve`]: this many points from 0 to the ε at [`PROFILE_DELTA`]
+/// (or at twice the mass at infinite loss).
 const PROFILE_POINTS: usize = 160;
 
 /// Below this δ no audit's runs can see a tail event (10⁶ runs a side see 10⁻⁶ at best).
@@ -237,14 +238,22 @@ const PROFILE_DELTA: f64 = 1e-12;
 /// only part of Q's mass on P's support, and read as two laws its curve falls to 0 at the
 /// false-positive rate of Q's missing mass: a ceiling far above what any test reaches.
 pub fn profile_curve(pld: &Pld) -> Result<Tradeoff> {
-    let top = pld.epsilon(PROFILE_DELTA)?;
-    // An infinite top: an atom of infinite loss above PROFILE_DELTA, so δ(ε) ≥ it at every ε,
-    // and the curve at ε = 0 says what the profile can.
+    // The grid ends where δ(ε) reaches PROFILE_DELTA, or twice the mass at infinite loss where
+    // that is larger (the accountant charges its truncations there, and δ(ε) never falls
+    // below it): beyond, every curve of the profile is about the same.
+    let infinite = pld.remove().infinity_mass().max(pld.add().infinity_mass());
+    let floor = (2.0 * infinite).max(PROFILE_DELTA);
+    let top = if floor < 1.0 {
+        pld.epsilon(floor)?
+    } else {
+        f64::INFINITY
+    };
     let grid: Vec<f64> = if top.is_finite() {
         (0..=PROFILE_POINTS)
             .map(|k| top * k as f64 / PROFILE_POINTS as f64)
             .collect()
     } else {
+        // Half the mass or more at infinite loss: the curve at ε = 0 says what there is.
         vec![0.0]
     };
     let mut curves = Vec::with_capacity(grid.len());

@@ -229,3 +229,29 @@ fn objective_perturbations_ceiling_reads_its_profile() {
     assert_eq!(pair.beta(0.6), 0.0);
     assert!(profile.beta(0.6) > 0.05, "{}", profile.beta(0.6));
 }
+
+/// Mass at infinite loss (an accountant's truncations over a long run) does not collapse the
+/// profile to its ε = 0 curve: its grid ends at twice that mass, and the ceiling stays the
+/// closed form's.
+#[test]
+fn mass_at_infinity_keeps_the_profile() {
+    let sigma = 1.0812;
+    let config = PldConfig::default();
+    let pld = Pld::gaussian(sigma, 1.0, &config).unwrap();
+    let pmf = pld.remove();
+    let infinite = 1e-9;
+    let probs: Vec<f64> = pmf.probs().iter().map(|p| p * (1.0 - infinite)).collect();
+    let heavy =
+        crate::accounting::pld::Pmf::new(pmf.grid_step(), pmf.offset(), probs, infinite).unwrap();
+    let heavy = Pld::from_pmfs(heavy, None, &config).unwrap();
+    let profile = profile_curve(&heavy).unwrap();
+    match &profile {
+        Tradeoff::Upper(curves) => assert_eq!(curves.len(), 161),
+        other => panic!("collapsed: {other:?}"),
+    }
+    let n = 10_000;
+    let a = ceiling(&profile, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+    let exact = Tradeoff::Gaussian { mu: 1.0 / sigma };
+    let g = ceiling(&exact, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
+    assert!(a >= g - 1e-9 && a < g + 0.05, "{a} vs {g}");
+}

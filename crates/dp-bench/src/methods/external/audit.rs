@@ -60,6 +60,13 @@ impl Release for ExternalRelease<'_> {
         let shape = (data.n(), data.d());
         m.fit_on(&files, shape, data.d(), &m.points[0], self.target, seed)
             .map(|fit| (fit.values, fit.event))
-            .map_err(dp_core::DpError::Invalid)
+            .map_err(|why| {
+                // A timeout is the machine's, not the learner's answer: it stops the audit.
+                if why.starts_with(super::worker::TIMED_OUT) {
+                    dp_core::DpError::Irreproducible(why)
+                } else {
+                    dp_core::DpError::Invalid(why)
+                }
+            })
     }
 }

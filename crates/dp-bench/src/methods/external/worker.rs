@@ -30,6 +30,10 @@ const TAIL_LINES: usize = 30;
 /// a longer line stops the worker and fails the cell, so memory stays bounded.
 pub const MAX_LINE: usize = 32 << 20;
 
+/// How a timed-out request's failure begins: an audit tells it from the learner's own
+/// failures by it, since whether a run times out depends on the machine.
+pub const TIMED_OUT: &str = "no response within timeout_seconds";
+
 /// Why a request got no response line. Each leaves the worker unusable: it is stopped and a
 /// new one started for the next cell.
 #[derive(Debug)]
@@ -47,8 +51,8 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Timeout(t) => write!(
                 f,
-                "no response within timeout_seconds = {} (worker stopped: SIGTERM, and SIGKILL \
-                 if still running {} s later)",
+                "{TIMED_OUT} = {} (worker stopped: SIGTERM, and SIGKILL if still running {} s \
+                 later)",
                 crate::quoting::number(t.as_secs_f64()),
                 GRACE.as_secs()
             ),

@@ -15,7 +15,8 @@ use dp_mip::{OracleOptions, Status};
 use serde::{Deserialize, Serialize};
 
 use super::oracle::{
-    GridDetails, Guarantee, OracleKeys, gaussian_noise, release, rows_of, training_rows,
+    GridDetails, Guarantee, OnUncertified, OracleKeys, gaussian_noise, release, rows_of,
+    training_rows,
 };
 use crate::experiment::grid::Cell;
 use crate::methods::audited::{Audited, Release};
@@ -170,6 +171,7 @@ impl Method for OpdiscConfig {
                 radius_sq,
                 sigma,
                 options: self.oracle.options(),
+                on_uncertified: self.oracle.on_uncertified,
                 event: event.clone(),
             }),
             event,
@@ -188,13 +190,16 @@ struct Solve {
     radius_sq: i64,
     sigma: f64,
     options: OracleOptions,
+    on_uncertified: OnUncertified,
     event: Event,
 }
 
 impl Release for Solve {
-    /// A solve the node budget does not certify releases nothing (an error the audit scores
-    /// as an empty release), as a cell with `on_uncertified = "refuse"` does; one cut short by
-    /// the wall-clock cap is an error that stops the audit, its outcome being the machine's.
+    /// A solve the node budget does not certify releases what a cell releases (w = 0, or the
+    /// incumbent with `on_uncertified = "incumbent"`) and, as a cell, no guarantee: whether a
+    /// solve certifies depends on the data, so the audit's certified ε becomes ∞. One cut
+    /// short by the wall-clock cap is an error that stops the audit, its outcome being the
+    /// machine's.
     fn release(&self, data: &GlmData<'_>, seed: u64) -> dp_core::Result<(Vec<f64>, Event)> {
         use dp_core::DpError;
         let rows = rows_of(data.x(), data.y());
@@ -210,9 +215,17 @@ impl Release for Solve {
                 "an OPDisc solve reached its wall-clock cap ({reason}); raise wall_cap or \
                  lower node_limit"
             ))),
-            Status::Uncertified { reason, .. } => Err(DpError::NoConvergence(format!(
-                "the OPDisc solve was not certified within node_limit: {reason}"
-            ))),
+            Status::Uncertified { .. } => {
+                // A solve with no incumbent has no w to release: 0, as refusing.
+                let incumbent = answer.w.len() == rows.d;
+                let w = match self.on_uncertified {
+                    OnUncertified::Incumbent if incumbent => {
+                        answer.w.iter().map(|&v| f64::from(v)).collect()
+                    }
+                    _ => vec![0.0; rows.d],
+                };
+                Ok((w, Event::NonPrivate))
+            }
         }
     }
 }

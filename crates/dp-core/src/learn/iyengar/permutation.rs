@@ -28,7 +28,7 @@ use super::step::{
 use crate::accounting::calibrate::Target;
 use crate::accounting::event::Event;
 use crate::accounting::rdp_accountant::RdpAccountant;
-use crate::error::{Result, check_positive, ensure};
+use crate::error::{DpError, Result, check_positive, ensure};
 use crate::features::FeatureMatrix;
 use crate::learn::data::GlmData;
 use crate::learn::loss::{GlmLoss, beta, lipschitz};
@@ -380,12 +380,18 @@ fn permutation_passes(
     let bounds = batch_bounds(data.n(), batch, balanced);
     let perm = permuted_batches(rng, data.n(), &bounds);
     // Each batch's rows are sorted, so the canary's batch is found by bisection.
-    let canary = canary.and_then(|(row, g)| {
-        let batch = bounds
-            .windows(2)
-            .position(|w| perm[w[0]..w[1]].binary_search(&row).is_ok())?;
-        Some((batch, g))
-    });
+    let canary = match canary {
+        None => None,
+        Some((row, g)) => {
+            let batch = bounds
+                .windows(2)
+                .position(|w| perm[w[0]..w[1]].binary_search(&row).is_ok())
+                .ok_or_else(|| {
+                    DpError::Invalid(format!("the canary row {row} is not among the rows"))
+                })?;
+            Some((batch, g))
+        }
+    };
     let (x, y, order) = in_pass_order(data, &perm);
     let data = GlmData::from_owned(x, &y)?;
     let mut grad = vec![0.0; data.d()];

@@ -4,8 +4,11 @@
 //! The auditor chooses the whole dataset, as the certificate allows: n − 1 rows at the origin,
 //! whose loss gradients are 0 at every θ, and one canary example whose gradient is a constant g
 //! with ‖g‖₂ ≤ L·sup|ℓ′|: the gradient of the linear loss ⟨g, θ⟩, convex, Lipschitz and
-//! smooth, so inside P-SCPSGD's guarantee. On D, g = +G·e₁; on D′, g = −G·e₁ (replace-one, the
-//! certificate's relation). The auditor reads the last iterate plus its output noise, before
+//! 0-smooth. Wu et al.'s guarantee, the certificate's, holds for every such loss. As a data
+//! row of this GLM mechanism, x = L·e₁ with the Huber loss, it has that gradient only while its
+//! margin stays in the linear zone, which |θ₁| ≤ C < 1 − h ensures (radius 0.1 in the audit
+//! config, not radius 1); the audit relies on the general guarantee. On D, g = +G·e₁; on D′,
+//! g = −G·e₁ (replace-one, the certificate's relation). The auditor reads the last iterate plus its output noise, before
 //! the final projection (the release is that projection of it).
 //!
 //! On this dataset every step is θ ← (1 − η_tλ)θ − η_t·g/|B| on the canary's batch, so the two
@@ -18,8 +21,9 @@
 //!
 //! What it can reach. The certificate's Δ₂ = 2L_reg/(λn) counts L_reg = L·sup|ℓ′| + λC, the
 //! bound on the *regularised* per-example gradient, but the regulariser λθ is the same on both
-//! datasets and cancels. The view's distance is at most 2G/(λn), the factor G/L_reg below the
-//! certificate, and below that again by the early steps, where η = 1/β < 1/(λt).
+//! datasets and cancels. The view's distance is at most 2G/(λ·|B|min·m) for m batches
+//! (2G/(λn) for equal ones), the factor G/L_reg below the certificate, and below that again by
+//! the early steps, where η = 1/β < 1/(λt).
 
 use super::Pscpsgd;
 use crate::error::{DpError, Result};
