@@ -29,13 +29,7 @@ fn a_learner_that_lies_about_its_noise_is_refuted_and_not_ranked() {
     )
     .unwrap();
     let out = results.join("liar-audit");
-    let o = dp_bench(&[
-        "audit",
-        audit.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = audit_cli(&audit, &out);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -113,13 +107,7 @@ fn a_worker_timeout_stops_the_audit() {
     )
     .unwrap();
     let out = tmp.path().join("out");
-    let o = dp_bench(&[
-        "audit",
-        audit.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = audit_cli(&audit, &out);
     let err = stderr(&o);
     assert_ne!(o.status.code(), Some(0), "{err}");
     assert!(
@@ -127,4 +115,15 @@ fn a_worker_timeout_stops_the_audit() {
         "{err}"
     );
     assert!(!out.join("audit.csv").exists());
+}
+
+/// `dp-bench audit CONFIG --out OUT --quiet`.
+fn audit_cli(config: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    dp_bench(&[
+        "audit",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ])
 }

@@ -189,7 +189,9 @@ pub fn release(
         );
     }
     let solver_certified = answer.certified();
-    let released = solver_certified || keys.on_uncertified == OnUncertified::Incumbent;
+    // A solve that found no incumbent has no w: it releases 0, as refusing does.
+    let found = answer.w.len() == rows.d;
+    let released = found && (solver_certified || keys.on_uncertified == OnUncertified::Incumbent);
     let w: Vec<f64> = if released {
         answer.w.iter().map(|&v| f64::from(v)).collect()
     } else {
@@ -199,7 +201,11 @@ pub fn release(
         Status::Uncertified { reason, gap } => (Some(reason.clone()), *gap),
         _ => (None, 0.0),
     };
-    let incumbent: Vec<f64> = answer.w.iter().map(|&v| f64::from(v)).collect();
+    let incumbent: Vec<f64> = if found {
+        answer.w.iter().map(|&v| f64::from(v)).collect()
+    } else {
+        vec![0.0; rows.d]
+    };
     // Only deterministic values: these land in cells.csv, which must be the same bytes on
     // every machine (the solve's wall time is the cell's, in timings.csv).
     let details = OracleDetails {
