@@ -11,9 +11,9 @@
 //!
 //! The curve comes from the certificate (a PLD read as a pair and through its privacy profile,
 //! the Gaussian's closed form, or an (ε, δ) pair), so the ceiling is what an audit of a
-//! mechanism exactly as private as its certificate could reach. Counts are the expected ones rounded to integers (audit.md §6 does the same; Monte
-//! Carlo medians agree within 0.07), at the best threshold for each possible count of the
-//! rarer error.
+//! mechanism exactly as private as its certificate could reach. Counts are the expected ones
+//! rounded to integers (audit.md §6 does the same; Monte Carlo medians agree within 0.07), at
+//! the best threshold for each possible count of the rarer error.
 
 use crate::accounting::pld::{Pld, Pmf};
 use crate::audit::gdp::{norm_quantile, norm_quantile_log};

@@ -15,8 +15,8 @@ use dp_mip::{OracleOptions, Status};
 use serde::{Deserialize, Serialize};
 
 use super::oracle::{
-    GridDetails, Guarantee, OnUncertified, OracleKeys, gaussian_noise, release, rows_of,
-    training_rows,
+    GridDetails, Guarantee, OnUncertified, OracleKeys, gaussian_noise, release, released_w,
+    rows_of, training_rows,
 };
 use crate::experiment::grid::Cell;
 use crate::methods::audited::{Audited, Release};
@@ -206,27 +206,20 @@ impl Release for Solve {
         let eta = gaussian_noise(self.sigma, rows.d + 1, seed)
             .map_err(|e| DpError::Invalid(format!("{e:#}")))?;
         let answer = dp_mip::opdisc(&rows, self.bound, self.radius_sq, &eta, &self.options);
-        match &answer.status {
-            Status::Certified => Ok((
-                answer.w.iter().map(|&v| f64::from(v)).collect(),
-                self.event.clone(),
-            )),
-            Status::WallCapReached { reason } => Err(DpError::Irreproducible(format!(
+        if let Status::WallCapReached { reason } = &answer.status {
+            return Err(DpError::Irreproducible(format!(
                 "an OPDisc solve reached its wall-clock cap ({reason}); raise wall_cap or \
                  lower node_limit"
-            ))),
-            Status::Uncertified { .. } => {
-                // A solve with no incumbent has no w to release: 0, as refusing.
-                let incumbent = answer.w.len() == rows.d;
-                let w = match self.on_uncertified {
-                    OnUncertified::Incumbent if incumbent => {
-                        answer.w.iter().map(|&v| f64::from(v)).collect()
-                    }
-                    _ => vec![0.0; rows.d],
-                };
-                Ok((w, Event::NonPrivate))
-            }
+            )));
         }
+        let w =
+            released_w(&answer, rows.d, self.on_uncertified).unwrap_or_else(|| vec![0.0; rows.d]);
+        let event = if answer.certified() {
+            self.event.clone()
+        } else {
+            Event::NonPrivate
+        };
+        Ok((w, event))
     }
 }
 

@@ -166,6 +166,15 @@ pub enum Guarantee {
     None,
 }
 
+/// The w a solve releases: its argmin when the solver proved it optimal, its incumbent when
+/// it did not and `on_uncertified` asks for it; `None` otherwise (a release of 0), and always
+/// when the solve found no w of `d` entries. Cells and audits release the same.
+pub fn released_w(answer: &Answer, d: usize, on_uncertified: OnUncertified) -> Option<Vec<f64>> {
+    let found = answer.w.len() == d;
+    (found && (answer.certified() || on_uncertified == OnUncertified::Incumbent))
+        .then(|| answer.w.iter().map(|&v| f64::from(v)).collect())
+}
+
 /// The cell's release from an oracle answer: the argmin when the solver proves it optimal
 /// (`solver_certified`), with `guarantee`; otherwise nothing or the incumbent, with ε = ∞
 /// either way (the guarantee needs the exact argmin, and whether a solve certifies depends on
@@ -189,19 +198,14 @@ pub fn release(
         );
     }
     let solver_certified = answer.certified();
-    // A solve that found no incumbent has no w: it releases 0, as refusing does.
-    let found = answer.w.len() == rows.d;
-    let released = found && (solver_certified || keys.on_uncertified == OnUncertified::Incumbent);
-    let w: Vec<f64> = if released {
-        answer.w.iter().map(|&v| f64::from(v)).collect()
-    } else {
-        vec![0.0; rows.d]
-    };
+    let released = released_w(answer, rows.d, keys.on_uncertified);
+    let w = released.clone().unwrap_or_else(|| vec![0.0; rows.d]);
+    let released = released.is_some();
     let (reason, gap) = match &answer.status {
         Status::Uncertified { reason, gap } => (Some(reason.clone()), *gap),
         _ => (None, 0.0),
     };
-    let incumbent: Vec<f64> = if found {
+    let incumbent: Vec<f64> = if answer.w.len() == rows.d {
         answer.w.iter().map(|&v| f64::from(v)).collect()
     } else {
         vec![0.0; rows.d]

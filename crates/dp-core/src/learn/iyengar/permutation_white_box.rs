@@ -8,8 +8,8 @@
 //! row of this GLM mechanism, x = L·e₁ with the Huber loss, it has that gradient only while its
 //! margin stays in the linear zone, which |θ₁| ≤ C < 1 − h ensures (radius 0.1 in the audit
 //! config, not radius 1); the audit relies on the general guarantee. On D, g = +G·e₁; on D′,
-//! g = −G·e₁ (replace-one, the certificate's relation). The auditor reads the last iterate plus its output noise, before
-//! the final projection (the release is that projection of it).
+//! g = −G·e₁ (replace-one, the certificate's relation). The auditor reads the last iterate
+//! plus its output noise, before the final projection (the release is that projection of it).
 //!
 //! On this dataset every step is θ ← (1 − η_tλ)θ − η_t·g/|B| on the canary's batch, so the two
 //! runs, which share the start and the permutation, end exactly
