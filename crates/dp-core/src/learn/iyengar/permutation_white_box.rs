@@ -77,24 +77,20 @@ impl Pscpsgd {
         let s = &self.spec;
         let bounds = batch_bounds(self.n, s.batch, true);
         let count = bounds.len() - 1;
-        let total = s.passes as usize * count;
+        let total = (s.passes as usize).saturating_mul(count);
         let eta = |t: usize| (1.0 / self.smoothness).min(1.0 / (s.lambda * t as f64));
-        // after[t − 1] = Π_{u > t} (1 − η_u λ), each factor in [0, 1).
-        let mut after = vec![1.0; total];
-        for t in (1..total).rev() {
-            after[t - 1] = after[t] * (1.0 - eta(t + 1) * s.lambda);
+        // Backwards over the steps, `after` = Π_{u > t} (1 − η_u λ), each factor in [0, 1):
+        // memory for one sum per batch, not one product per step (passes are unbounded).
+        let mut sums = vec![0.0; count];
+        let mut after = 1.0;
+        for t in (1..=total).rev() {
+            sums[(t - 1) % count] += eta(t) * after;
+            after *= 1.0 - eta(t) * s.lambda;
         }
-        let reach = (0..count)
-            .map(|i| {
-                let size = (bounds[i + 1] - bounds[i]) as f64;
-                (0..s.passes as usize)
-                    .map(|p| {
-                        let t = p * count + i + 1;
-                        eta(t) * after[t - 1]
-                    })
-                    .sum::<f64>()
-                    / size
-            })
+        let reach = sums
+            .iter()
+            .zip(bounds.windows(2))
+            .map(|(sum, w)| sum / (w[1] - w[0]) as f64)
             .fold(0.0, f64::max);
         Ok(2.0 * self.gradient_bound() * reach)
     }
