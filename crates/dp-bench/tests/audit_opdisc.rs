@@ -87,3 +87,34 @@ fn an_uncertified_solve_certifies_nothing() {
     show(&out);
     assert_eq!(out[0].epsilon_certified, f64::INFINITY, "{:?}", out[0]);
 }
+
+/// OPDisc has neither an add/remove certificate (a one-run audit's relation) nor a white-box
+/// view: both audits are refused before any run, naming the fix, and leave no folder.
+#[test]
+fn one_run_and_white_box_audits_are_refused() {
+    for (setting, fix) in [
+        (
+            "test = \"one_run\"\ncanaries = 100\nguesses = 10",
+            "audit.test = \"threshold\"",
+        ),
+        ("canary = \"gradient\"", "canary = \"rare_feature\""),
+    ] {
+        let text = format!(
+            "seed = 3\ntrials = {}\nepsilons = [1.0]\ndelta = \"1/n^2\"\n\
+             [audit]\n{setting}\n\
+             [dataset]\nname = \"adult-neel\"\nnormalize_rows = true\nbias = 0\n\
+             test_fraction = 0\nsubsample = 200\n\
+             [methods.o]\nkind = \"opdisc\"\n",
+            if setting.contains("one_run") { 1 } else { 2 }
+        );
+        let cfg = Config::parse(&text, Path::new("audit.toml")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path().join("r");
+        let Err(err) = dp_bench::audit::run(&cfg, &r, false) else {
+            panic!("{setting}: audited");
+        };
+        let msg = format!("{err:#}");
+        assert!(msg.contains(fix), "{setting}: {msg}");
+        assert!(!r.exists(), "{setting}: a folder was left");
+    }
+}
