@@ -34,10 +34,10 @@ pub use one::Outcome;
 use runs::{Done, Step};
 pub use sharded::{merge, run_shard};
 
-/// Version of how an audit draws, scores and bounds its runs (part of every fingerprint): 4
-/// since ceilings join each PLD's curve with its privacy profile and an uncertified OPDisc
-/// solve carries no guarantee (3: a Gaussian white-box view tested at its central threshold).
-const SCHEME: u32 = 4;
+/// Version of how an audit draws, scores and bounds its runs (part of every fingerprint): 5
+/// since one-run rows carry a ceiling from the certificate's curve (4: ceilings join each
+/// PLD's curve with its privacy profile, an uncertified OPDisc solve carries no guarantee).
+const SCHEME: u32 = 5;
 
 pub use dp_core::audit::threshold::SELECTION_GAMMA;
 

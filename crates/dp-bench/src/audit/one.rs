@@ -309,19 +309,15 @@ pub(super) fn rows<'c>(
 
 pub use dp_core::audit::threshold::threshold_test;
 
-/// The threshold test's ceiling for an audit of `event` certified at `certified` over the
-/// runs of `counts` ([`Outcome::epsilon_ceiling`]). A replace-one pair against an add/remove
-/// certificate (`group`) is bounded by the group-of-two (ε, δ) alone: the event's PLD is an
-/// add/remove one.
-pub(super) fn ceiling(
+/// The curves an audit of `event` certified at `certified` may read for its ceiling, `None`
+/// without a certificate. A replace-one pair against an add/remove certificate (`group`) is
+/// bounded by the group-of-two (ε, δ) alone: the event's PLD is an add/remove one.
+pub(super) fn curves(
     event: &Event,
     certified: f64,
     group: bool,
-    counts: dp_core::audit::Counts,
     delta: f64,
-    gamma: f64,
-) -> anyhow::Result<Option<f64>> {
-    use dp_core::audit::ceiling::{Statistic, ceiling_of, certificate_curves};
+) -> anyhow::Result<Option<Vec<dp_core::audit::ceiling::Tradeoff>>> {
     if !certified.is_finite() {
         return Ok(None);
     }
@@ -338,7 +334,27 @@ pub(super) fn ceiling(
             .ok()
             .flatten()
     };
-    let curves = certificate_curves(pld.as_ref(), certified, delta)?;
+    Ok(Some(dp_core::audit::ceiling::certificate_curves(
+        pld.as_ref(),
+        certified,
+        delta,
+    )?))
+}
+
+/// The threshold test's ceiling for an audit of `event` certified at `certified` over the
+/// runs of `counts` ([`Outcome::epsilon_ceiling`]; `group` as in [`curves`]).
+pub(super) fn ceiling(
+    event: &Event,
+    certified: f64,
+    group: bool,
+    counts: dp_core::audit::Counts,
+    delta: f64,
+    gamma: f64,
+) -> anyhow::Result<Option<f64>> {
+    use dp_core::audit::ceiling::{Statistic, ceiling_of};
+    let Some(curves) = curves(event, certified, group, delta)? else {
+        return Ok(None);
+    };
     Ok(Some(ceiling_of(
         &curves,
         Statistic::Threshold,

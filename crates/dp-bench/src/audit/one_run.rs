@@ -26,6 +26,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 
 use dp_core::accounting::event::Neighbours;
+use dp_core::audit::one_run_ceiling::OneRunStatistic::{self, RandomisedResponse};
 use dp_core::audit::one_run_fdp;
 use dp_core::features::{Csr, FeatureMatrix};
 use dp_core::seed::derive_seed;
@@ -33,7 +34,7 @@ use dp_data::Dataset;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::one::{OneRun, Outcome, Probe, calibration_of, prepared, relation_name, rows};
+use super::one::{OneRun, Outcome, Probe, calibration_of, curves, prepared, relation_name, rows};
 use super::pair::{labelled_rows, public_value_bound};
 use crate::experiment::config::{Config, MethodSpec};
 
@@ -124,9 +125,19 @@ pub fn audit(
     };
     let seconds = start.elapsed().as_secs_f64();
     let (r, v) = dp_core::audit::one_run::guesses(&scores, &included, k as usize, k as usize)?;
-    let lower = dp_core::audit::one_run::epsilon_lower_bound(m, r, v, cfg.delta, gamma)?;
+    let lower = RandomisedResponse.bound(m, r, v, cfg.delta, gamma)?;
     // An estimate only (the view's trade-off is not Gaussian): it cannot fail the row.
     let fdp = one_run_fdp::epsilon_lower_bound(m, r, v, cfg.delta, gamma).ok();
+    // The certificate's own curve; where the run's event differs, the larger certificate's.
+    let mut certified = ctx.certify(&audited.event)?;
+    let mut event = &audited.event;
+    if let Some(e) = ran.as_ref().filter(|e| **e != audited.event) {
+        let own = ctx.certify(e)?;
+        if own > certified {
+            (certified, event) = (own, e);
+        }
+    }
+    let ceiling = one_run_ceiling_of(event, certified, RandomisedResponse, m, k, cfg, gamma)?;
     Ok(Outcome {
         method: name.to_string(),
         kind: spec.kind.to_string(),
@@ -138,10 +149,7 @@ pub fn audit(
         threat_model: "black-box".into(),
         statistic: "one_run".into(),
         epsilon_target: epsilon,
-        epsilon_certified: match ran.filter(|e| *e != audited.event) {
-            Some(event) => ctx.certify(&audited.event)?.max(ctx.certify(&event)?),
-            None => ctx.certify(&audited.event)?,
-        },
+        epsilon_certified: certified,
         epsilon_lower: lower,
         delta: cfg.delta,
         confidence: 1.0 - gamma,
@@ -153,12 +161,37 @@ pub fn audit(
             correct: v,
         }),
         epsilon_gdp: fdp,
-        epsilon_ceiling: None,
+        epsilon_ceiling: ceiling,
         failures: [failed, 0],
         feature: d,
         seconds,
         fingerprint,
     })
+}
+
+/// The ceiling of a one-run audit of `event`, certified at `certified` under add/remove, with
+/// `m` canaries and `k` guesses each way ([`dp_core::audit::one_run_ceiling`]); `None`
+/// without a certificate.
+fn one_run_ceiling_of(
+    event: &dp_core::accounting::event::Event,
+    certified: f64,
+    statistic: OneRunStatistic,
+    m: u64,
+    k: u64,
+    cfg: &Config,
+    gamma: f64,
+) -> anyhow::Result<Option<f64>> {
+    let Some(curves) = curves(event, certified, false, cfg.delta)? else {
+        return Ok(None);
+    };
+    Ok(Some(dp_core::audit::one_run_ceiling::one_run_ceiling(
+        &curves,
+        statistic,
+        m,
+        (k, k),
+        cfg.delta,
+        gamma,
+    )?))
 }
 
 /// The seed of `what` in the one-run audit of `name` at `epsilon`.
@@ -212,6 +245,7 @@ fn audit_white_box(
     let seconds = start.elapsed().as_secs_f64();
     let (r, v) = dp_core::audit::one_run::guesses(&scores, &included, k as usize, k as usize)?;
     let fdp = one_run_fdp::epsilon_lower_bound(m, r, v, cfg.delta, gamma);
+    let certified = ctx.certify(&view.event())?;
     let (statistic, lower, ceiling, fdp) = match view.gaussian_mu() {
         Some(mu) => {
             let top = one_run_fdp::gaussian_ceiling(mu, m, (k, k), cfg.delta, gamma)?;
@@ -221,8 +255,16 @@ fn audit_white_box(
         // Not Gaussian: the f-DP number is an estimate, which cannot fail the row.
         None => (
             "one_run",
-            dp_core::audit::one_run::epsilon_lower_bound(m, r, v, cfg.delta, gamma)?,
-            None,
+            RandomisedResponse.bound(m, r, v, cfg.delta, gamma)?,
+            one_run_ceiling_of(
+                &view.event(),
+                certified,
+                RandomisedResponse,
+                m,
+                k,
+                cfg,
+                gamma,
+            )?,
             fdp.ok(),
         ),
     };
@@ -237,7 +279,7 @@ fn audit_white_box(
         threat_model: "white-box".into(),
         statistic: statistic.into(),
         epsilon_target: epsilon,
-        epsilon_certified: ctx.certify(&view.event())?,
+        epsilon_certified: certified,
         epsilon_lower: lower,
         delta: cfg.delta,
         confidence: 1.0 - gamma,

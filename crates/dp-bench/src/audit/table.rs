@@ -151,8 +151,8 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     distribution joined with its privacy profile and the certified (ε, δ); for a white-box \
     view whose curve is known, its own: μ-GDP for a Gaussian view, randomised response at the \
     step's ε composed for P-FW's, the Gaussian at the largest shift for P-SCPSGD's) with \
-    expected error counts; for a one-run f-DP row, the same test at the \
-    expected number of right guesses, which a run may exceed by chance. Measured far below \
+    expected error counts; for a one-run row, its own test at the expected number of right \
+    guesses from the same curves, which a run may exceed by chance. Measured far below \
     the ceiling means a weak statistic; a ceiling far below the certificate, too few runs to \
     see the tail events that set ε at this δ. GDP estimate: Nasr et al. 2023 on threshold \
     rows, the f-DP test on the same guesses on one-run rows; a bound only where the view's \

@@ -114,7 +114,7 @@ impl Tradeoff {
 
     /// The curve with the roles of D and D′ swapped: α and β exchanged (f⁻¹). The ceiling
     /// takes both, since an audit may make either error the rare one.
-    fn swapped(&self) -> Self {
+    pub(crate) fn swapped(&self) -> Self {
         match self {
             // Gaussian and (ε, δ) curves are symmetric.
             Tradeoff::Gaussian { .. } | Tradeoff::EpsilonDelta { .. } => self.clone(),
@@ -127,7 +127,7 @@ impl Tradeoff {
         }
     }
 
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         match self {
             Tradeoff::Gaussian { mu } => ensure(
                 mu.is_finite() && *mu >= 0.0,

@@ -20,7 +20,8 @@
 //!   ([`one_run`]); Mahloujifar, Melis & Chaudhuri 2025: the same game tested against the
 //!   mechanism's f-DP curve ([`one_run_fdp`]), far tighter for Gaussian mechanisms.
 //! - The ceiling ([`ceiling`]): the best bound any statistic could reach from a mechanism's own
-//!   trade-off curve with the same runs, beside which a measured bound can be judged.
+//!   trade-off curve with the same runs, beside which a measured bound can be judged;
+//!   [`one_run_ceiling`] is the one-run audit's.
 //!
 //! The statistics stay valid only if the threshold, canaries and guess counts are fixed before
 //! looking at the runs they are evaluated on: choose them on disjoint runs (as
@@ -30,6 +31,7 @@ pub mod ceiling;
 pub mod clopper_pearson;
 pub mod gdp;
 pub mod one_run;
+pub mod one_run_ceiling;
 pub mod one_run_fdp;
 pub mod threshold;
 pub mod white_box;
