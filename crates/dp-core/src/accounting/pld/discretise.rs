@@ -121,6 +121,35 @@ pub(crate) fn discretise(model: &impl PrivacyLoss, config: &PldConfig) -> Result
     Ok(pmf.truncate_tails(0.0))
 }
 
+/// Discretises `model` optimistically: every atom goes to the grid point at or below it, the
+/// upper tail to the top point, the lower tail (below the first point) is dropped. Each loss
+/// only falls, and δ(ε) = E_P[(1 − e^{ε−L})₊] rises with L, so the result's δ(ε) is at most
+/// the continuous one, and so is that of any composition of such results: losses add, and
+/// every sum only falls. Not a pair (Q's mass may pass 1): only [`super::lower`] reads it.
+pub(crate) fn discretise_down(model: &impl PrivacyLoss, config: &PldConfig) -> Result<Pmf> {
+    let h = config.grid_step;
+    let (lo, hi) = loss_range(model, config.tail_mass_truncation);
+    let imin = (lo / h).floor();
+    let imax = (hi / h).ceil().max(imin + 1.0);
+    let points = imax - imin + 1.0;
+    ensure(
+        points <= MAX_GRID_POINTS as f64,
+        "grid-step",
+        h,
+        "too small for the loss range (more than 2^24 grid points)",
+    )?;
+    let offset = imin as i64;
+    let p: Vec<LogTails> = (0..points as usize)
+        .map(|i| model.p_tails((offset + i as i64) as f64 * h))
+        .collect();
+    let mut probs: Vec<f64> = p
+        .windows(2)
+        .map(|w| log_interval(w[0], w[1]).exp())
+        .collect();
+    probs.push(p[p.len() - 1].sf.exp());
+    Ok(Pmf::from_parts(h, offset, probs, 0.0).truncate_tails(0.0))
+}
+
 /// Every atom goes to the next grid point at or above it; the lower tail to the first point,
 /// the upper tail to +∞.
 fn round_up(h: f64, offset: i64, p: &[LogTails]) -> Pmf {

@@ -28,6 +28,7 @@ mod dd;
 mod discretise;
 mod fft_compose;
 mod gaussian;
+pub mod lower;
 mod objpert;
 mod pmf;
 mod randomized_response;
