@@ -13,7 +13,9 @@
 //! a coordinate of its own ([`dp_core::learn::WhiteBox`]), in one run of the production loop,
 //! scored by the likelihood ratio of its noisy sums. Where that view is exactly μ-GDP (full
 //! batch), the bound is the f-DP test against the Gaussian curve (Mahloujifar et al. 2025,
-//! [`dp_core::audit::one_run_fdp`]), fixed before the run; elsewhere Steinke et al.'s.
+//! [`dp_core::audit::one_run_fdp`]), fixed before the run; with Poisson batches, the same
+//! test against the view's own family, the subsampled Gaussian's curves
+//! ([`dp_core::audit::one_run_family`]); elsewhere Steinke et al.'s.
 //!
 //! **Relation.** Including a canary or not is add/remove-one, so only mechanisms certified
 //! under add/remove (DP-SGD, Algorithm 1) can be audited this way; the guesses (k highest
@@ -246,14 +248,25 @@ fn audit_white_box(
     let (r, v) = dp_core::audit::one_run::guesses(&scores, &included, k as usize, k as usize)?;
     let fdp = one_run_fdp::epsilon_lower_bound(m, r, v, cfg.delta, gamma);
     let certified = ctx.certify(&view.event())?;
-    let (statistic, lower, ceiling, fdp) = match view.gaussian_mu() {
-        Some(mu) => {
+    let (statistic, lower, ceiling, fdp) = match (view.gaussian_mu(), view.sampled_family()) {
+        (Some(mu), _) => {
             let top = one_run_fdp::gaussian_ceiling(mu, m, (k, k), cfg.delta, gamma)?;
             let fdp = fdp?;
             ("one_run_fdp", fdp, Some(top), Some(fdp))
         }
-        // Not Gaussian: the f-DP number is an estimate, which cannot fail the row.
-        None => (
+        // The view's own family: the f-DP test against it is a bound; against the Gaussian
+        // family, an estimate beside it.
+        (None, Some(family)) => {
+            let statistic = OneRunStatistic::SampledFdp(family);
+            (
+                "one_run_fdp",
+                statistic.bound(m, r, v, cfg.delta, gamma)?,
+                one_run_ceiling_of(&view.event(), certified, statistic, m, k, cfg, gamma)?,
+                fdp.ok(),
+            )
+        }
+        // Neither: the f-DP number is an estimate, which cannot fail the row.
+        (None, None) => (
             "one_run",
             RandomisedResponse.bound(m, r, v, cfg.delta, gamma)?,
             one_run_ceiling_of(

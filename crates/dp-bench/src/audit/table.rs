@@ -146,7 +146,8 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     auditor's view is exactly Gaussian (white-box full-batch DP-SGD and P-SGD, Algorithm 1, \
     AMP), or the one-run audit (runs/side 1: Steinke et al.'s bound, or, where every canary's \
     white-box view is exactly Gaussian, `one-run-fdp`, Mahloujifar et al.'s f-DP test against \
-    the Gaussian curve). Ceiling: the most that statistic could measure on the same runs at \
+    the Gaussian curve, and with Poisson batches against the subsampled Gaussian's curves, \
+    the view's own family, its ε read from a lower bound on that member's). Ceiling: the most that statistic could measure on the same runs at \
     the same confidence from the certificate's own trade-off curve (the event's privacy-loss \
     distribution joined with its privacy profile and the certified (ε, δ); for a white-box \
     view whose curve is known, its own: μ-GDP for a Gaussian view, randomised response at the \

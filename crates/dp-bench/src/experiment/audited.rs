@@ -52,6 +52,11 @@ pub trait WhiteBox: Send + Sync {
     /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD and
     /// P-SGD, objective perturbation), where the GDP estimate is a valid bound.
     fn gaussian_mu(&self) -> Option<f64>;
+    /// The Poisson-subsampled Gaussian family (q < 1, its T) that each canary's view is in
+    /// when it is not Gaussian (sampled DP-SGD and P-SGD): the one-run f-DP test's family.
+    fn sampled_family(&self) -> Option<dp_core::audit::one_run_family::SampledFamily> {
+        None
+    }
     /// The event of what the auditor sees: the certificate the audit compares with.
     fn event(&self) -> Event;
     /// An event whose privacy-loss distribution is this view's on `data`, or the closest known
@@ -120,6 +125,16 @@ impl<M: NoisySteps> WhiteBox for Steps<M> {
             self.0.steps(),
             self.0.noise_multiplier(),
         )
+    }
+
+    fn sampled_family(&self) -> Option<dp_core::audit::one_run_family::SampledFamily> {
+        let q = self.0.sampling_rate();
+        (q < 1.0 && self.0.noise_multiplier() > 0.0).then(|| {
+            dp_core::audit::one_run_family::SampledFamily {
+                sampling_rate: q,
+                steps: self.0.steps() as u64,
+            }
+        })
     }
 
     fn event(&self) -> Event {

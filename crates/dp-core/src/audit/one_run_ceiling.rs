@@ -14,6 +14,7 @@
 //! f(α)) of the k are right. The k lowest are the same with the roles swapped (f⁻¹).
 
 use crate::audit::ceiling::Tradeoff;
+use crate::audit::one_run_family::SampledFamily;
 use crate::audit::{one_run, one_run_fdp};
 use crate::error::{DpError, Result};
 
@@ -21,7 +22,7 @@ use crate::error::{DpError, Result};
 const MAX_ITER: usize = 200;
 
 /// Which bound a one-run audit reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum OneRunStatistic {
     /// Steinke, Nasr & Jagielski's ε-randomised-response bound ([`one_run`]), valid for
     /// every mechanism.
@@ -29,6 +30,9 @@ pub enum OneRunStatistic {
     /// The f-DP test against the Gaussian family ([`one_run_fdp`]), a bound where the view
     /// is Gaussian.
     GaussianFdp,
+    /// The f-DP test against the Poisson-subsampled Gaussian family
+    /// ([`one_run_family`](super::one_run_family)), a bound where the view is in it.
+    SampledFdp(SampledFamily),
 }
 
 impl OneRunStatistic {
@@ -37,6 +41,7 @@ impl OneRunStatistic {
         match self {
             Self::RandomisedResponse => one_run::epsilon_lower_bound(m, r, v, delta, gamma),
             Self::GaussianFdp => one_run_fdp::epsilon_lower_bound(m, r, v, delta, gamma),
+            Self::SampledFdp(family) => family.epsilon_lower_bound(m, r, v, delta, gamma),
         }
     }
 }

@@ -49,7 +49,13 @@ fn gaussian_blow_up_inverse(mu: f64, x: f64) -> f64 {
 
 /// Whether v right out of r guesses on m canaries reject, at level γ, the claim that the
 /// mechanism is f-DP for the symmetric curve whose f̄⁻¹ is `blow_up_inverse`.
-fn rejects(m: u64, r: u64, v: u64, gamma: f64, blow_up_inverse: impl Fn(f64) -> f64) -> bool {
+pub(crate) fn rejects(
+    m: u64,
+    r: u64,
+    v: u64,
+    gamma: f64,
+    blow_up_inverse: impl Fn(f64) -> f64,
+) -> bool {
     let m = m as f64;
     let mut right = gamma * v as f64 / m;
     let mut wrong = gamma * (r - v) as f64 / m;
@@ -68,7 +74,7 @@ fn rejects(m: u64, r: u64, v: u64, gamma: f64, blow_up_inverse: impl Fn(f64) -> 
     right + wrong > guessing * (1.0 + 64.0 * f64::EPSILON)
 }
 
-fn check_counts(m: u64, r: u64, v: u64) -> Result<()> {
+pub(crate) fn check_counts(m: u64, r: u64, v: u64) -> Result<()> {
     if m == 0 || v > r || r > m {
         return Err(DpError::Invalid(format!(
             "one-run audit needs 0 <= v <= r <= m and m >= 1, got m = {m}, r = {r}, v = {v}"
