@@ -98,12 +98,7 @@ static NOISY_SUM: MethodEntry = MethodEntry {
 };
 
 fn audit(text: &str) -> Vec<dp_bench::audit::Outcome> {
-    let registry = Registry::builtin().with(&NOISY_SUM);
-    let cfg = Config::parse_with(text, Path::new("audit.toml"), &registry).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    dp_bench::audit::run(&cfg, dir.path(), false)
-        .unwrap()
-        .outcomes
+    common::audit_with(text, &Registry::builtin().with(&NOISY_SUM))
 }
 
 const DATASET: &str = "[dataset]\nname = \"synthetic-l\"\nsubsample = 200\nbias = 0\n";

@@ -7,18 +7,10 @@ mod common;
 
 use std::path::Path;
 
-use common::show_audits as show;
+use common::{audit_builtin as audit, show_audits as show};
 use dp_bench::audit::table::Verdict;
 use dp_bench::experiment::config::Config;
 use dp_bench::methods::Registry;
-
-fn audit(text: &str) -> Vec<dp_bench::audit::Outcome> {
-    let cfg = Config::parse_with(text, Path::new("audit.toml"), &Registry::builtin()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    dp_bench::audit::run(&cfg, dir.path(), false)
-        .unwrap()
-        .outcomes
-}
 
 const DATASET: &str = "[dataset]\nname = \"synthetic-l\"\nsubsample = 200\nbias = 0\n";
 

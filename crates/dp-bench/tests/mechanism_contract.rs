@@ -23,6 +23,9 @@ enum Guarantee {
     None,
     /// Releases a constant: 0.
     Zero,
+    /// Has no cell (SVT releases no model): a cell and its target check are refused, naming
+    /// `dp-bench audit`; its mechanism is certified at most the target.
+    AuditOnly,
 }
 
 /// One case: a kind, its table, the data it runs on and what it promises.
@@ -157,6 +160,13 @@ const CASES: &[Case] = &[
         guarantee: Guarantee::Zero,
         one_mechanism: false,
     },
+    Case {
+        kind: "svt",
+        table: "calibration = \"certified\"\ncutoff = 1.5\nd = \"0011\"\nd_prime = \"1100\"",
+        data: ROWS,
+        guarantee: Guarantee::AuditOnly,
+        one_mechanism: true,
+    },
 ];
 
 const EPSILON: f64 = 2.0;
@@ -200,6 +210,19 @@ fn every_method_keeps_the_contract() {
         let ctx = prepared.context().unwrap();
         let method = &cfg.methods["m"].method;
         let cell = expand(&cfg).into_iter().next().expect("one cell");
+        if case.guarantee == Guarantee::AuditOnly {
+            for err in [
+                method.run(&ctx, &cell).unwrap_err(),
+                method.check_target(&ctx, cell.epsilon).unwrap_err(),
+            ] {
+                assert!(format!("{err:#}").contains("dp-bench audit"), "{err:#}");
+            }
+            let audited = method.mechanism(&ctx, cell.epsilon).unwrap();
+            let certified = ctx.certify(&audited.event).unwrap();
+            assert!(certified <= cell.epsilon * (1.0 + 1e-12), "{certified}");
+            assert!(case.one_mechanism);
+            continue;
+        }
         let a = method.run(&ctx, &cell).unwrap();
         let b = method.run(&ctx, &cell).unwrap();
         assert_eq!(a, b, "{}: one cell, two outcomes", case.kind);
@@ -222,6 +245,7 @@ fn every_method_keeps_the_contract() {
             ),
             Guarantee::None => assert_eq!(eps, f64::INFINITY, "{}", case.kind),
             Guarantee::Zero => assert_eq!(eps, 0.0, "{}", case.kind),
+            Guarantee::AuditOnly => unreachable!("audit-only kinds have no cell"),
         }
         assert!(
             (0.0..=100.0).contains(&a.accuracy),

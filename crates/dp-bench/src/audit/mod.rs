@@ -230,7 +230,7 @@ impl<'a> Plan<'a> {
         // audited leaves no folder behind.
         let one_run = settings.test == AuditTest::OneRun;
         // Gradient canaries live in the view, not in the rows: only data canaries widen them.
-        if one_run && settings.canary != Canary::Gradient {
+        if one_run && settings.canary == Canary::RareFeature {
             check_one_run_size(&base, settings.canaries).map_err(crate::error::UsageError)?;
         }
         let probes = one::check_all(cfg, &base, one_run)
@@ -274,7 +274,7 @@ impl<'a> Plan<'a> {
         bar: &indicatif::ProgressBar,
     ) -> anyhow::Result<Done> {
         let (base, gammas) = (&self.base, self.gammas);
-        if self.settings.canary == Canary::Gradient {
+        if self.settings.canary != Canary::RareFeature {
             white_box::audit(cfg, base, name, spec, epsilon, gammas, fp, step, bar)
         } else {
             one::audit(cfg, base, name, spec, epsilon, gammas, fp, probe, step, bar)

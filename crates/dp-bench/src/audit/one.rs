@@ -45,8 +45,9 @@ pub struct Outcome {
     pub threat_model: String,
     /// The statistic of `epsilon_lower`: `threshold` (Clopper–Pearson), `gdp` (the GDP
     /// estimate, only where the trade-off is exactly Gaussian), `one_run` (Steinke et al.) or
-    /// `one_run_fdp` (the one-run f-DP test against the Gaussian curve, only where each
-    /// canary's view is exactly Gaussian).
+    /// `one_run_fdp` (the one-run f-DP test against the view's own family: the Gaussian
+    /// curves where each canary's view is exactly Gaussian, the Poisson-subsampled
+    /// Gaussian's where it is that).
     #[serde(default = "threshold")]
     pub statistic: String,
     /// The ε the calibration was asked for (the claim).
@@ -76,8 +77,9 @@ pub struct Outcome {
     /// The ceiling of the threshold test ([`dp_core::audit::ceiling`]): the largest bound it
     /// could reach on the evaluation runs at this confidence if it were the likelihood-ratio
     /// test of the certificate's own trade-off curve (the event's PLD joined with the
-    /// certified (ε, δ)); `None` where nothing is certified, for one-run audits, and in
-    /// outcomes stored before it was recorded.
+    /// certified (ε, δ)); for a one-run audit, its own statistic at the expected right
+    /// guesses ([`dp_core::audit::one_run_ceiling`]). `None` where nothing is certified and
+    /// in outcomes stored before it was recorded.
     #[serde(default)]
     pub epsilon_ceiling: Option<f64>,
     /// Runs that released nothing (scored 0), on D and on D′.
@@ -209,13 +211,26 @@ pub fn check_all(
     );
     let p = prepared(cfg, base)?;
     let ctx = p.context()?;
-    let white_box = cfg.audit.as_ref().map(|a| a.canary)
-        == Some(crate::experiment::audit_settings::Canary::Gradient);
+    use crate::experiment::audit_settings::Canary;
+    let canary = cfg.audit.as_ref().map_or(Canary::RareFeature, |a| a.canary);
+    let white_box = canary != Canary::RareFeature;
     let mut probes = Vec::new();
     for (name, spec) in &cfg.methods {
         for &epsilon in &cfg.epsilons {
             let at = |e: anyhow::Error| e.context(format!("`methods.{name}` at ε = {epsilon}"));
             let a = spec.method.mechanism(&ctx, epsilon).map_err(at)?;
+            // A view that answers to its own canary (SVT's queries) is all there is to audit.
+            let own = a.white_box.as_ref().map(|v| v.canary());
+            if let Some(view_canary) =
+                own.filter(|&c| (white_box && c != canary) || (!white_box && c == Canary::Queries))
+            {
+                return Err(at(anyhow::anyhow!(
+                    "key `audit.canary` = {:?}, and `methods.{name}` is audited with \
+                     `audit.canary = {:?}`: use that in a config of its own",
+                    canary_name(canary),
+                    canary_name(view_canary)
+                )));
+            }
             if white_box && a.white_box.is_none() {
                 return Err(at(anyhow::anyhow!(
                     "`audit.canary = \"gradient\"` audits what a mechanism computes inside \
@@ -287,6 +302,16 @@ pub(super) fn calibration_of(spec: &MethodSpec) -> String {
         .and_then(|c| c.as_str())
         .unwrap_or("certified")
         .to_string()
+}
+
+/// An `audit.canary` as a config spells it.
+fn canary_name(c: crate::experiment::audit_settings::Canary) -> &'static str {
+    use crate::experiment::audit_settings::Canary;
+    match c {
+        Canary::RareFeature => "rare_feature",
+        Canary::Gradient => "gradient",
+        Canary::Queries => "queries",
+    }
 }
 
 /// The rows the mechanism trains on: the context's, clipped as the method clips.

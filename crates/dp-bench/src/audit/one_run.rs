@@ -93,8 +93,11 @@ pub fn audit(
     (m, k): (u64, u64),
 ) -> anyhow::Result<Outcome> {
     let at = |e: anyhow::Error| e.context(format!("audit of `methods.{name}` at ε = {epsilon}"));
-    let white_box = cfg.audit.as_ref().map(|a| a.canary)
-        == Some(crate::experiment::audit_settings::Canary::Gradient);
+    let white_box = cfg
+        .audit
+        .as_ref()
+        .map(|a| a.canary)
+        .is_some_and(|c| c != crate::experiment::audit_settings::Canary::RareFeature);
     if white_box {
         return audit_white_box(cfg, base, name, spec, epsilon, gamma, fingerprint, (m, k));
     }

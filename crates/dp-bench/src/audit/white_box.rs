@@ -124,10 +124,19 @@ pub fn audit(
         }
         None => {
             // The view's own curve where it is known exactly (below its certificate's).
-            let curve = view
-                .exact_view(&data)?
-                .unwrap_or_else(|| view_event.clone());
-            let top = one::ceiling(&curve, certified, false, test.counts, cfg.delta, gamma)?;
+            let top = match view.exact_curve() {
+                Some(curve) => {
+                    let c = &test.counts;
+                    let n = (c.negatives, c.positives);
+                    Some(ceiling(&curve, statistic, n.0, n.1, cfg.delta, gamma)?)
+                }
+                None => {
+                    let curve = view
+                        .exact_view(&data)?
+                        .unwrap_or_else(|| view_event.clone());
+                    one::ceiling(&curve, certified, false, test.counts, cfg.delta, gamma)?
+                }
+            };
             (test.epsilon_lb, top)
         }
     };
@@ -141,7 +150,11 @@ pub fn audit(
         // the mechanism's black-box audit would use; replace-one for P-FW's two gradients.
         neighbours: one::relation_name(view.neighbours()).into(),
         certificate: one::relation_name(audited.certificate).into(),
-        threat_model: "white-box".into(),
+        threat_model: cfg
+            .audit
+            .as_ref()
+            .map_or("white-box", |a| a.canary.threat_model())
+            .into(),
         statistic: match statistic {
             Statistic::Gdp => "gdp".into(),
             Statistic::Threshold => "threshold".into(),

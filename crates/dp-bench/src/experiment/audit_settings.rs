@@ -52,6 +52,10 @@ pub enum Canary {
     /// White-box: a gradient C·e_j at a coordinate no row touches, sampled like a row, and
     /// every step's released noisy sum there scored by its likelihood ratio (audit.md §3).
     Gradient,
+    /// The sparse vector technique (`kind = "svt"`): the auditor chooses every query's answer
+    /// on D and D′, and the released ⊤/⊥ vector, all SVT outputs, is scored by its exact
+    /// likelihood ratio.
+    Queries,
 }
 
 impl Canary {
@@ -60,6 +64,7 @@ impl Canary {
         match self {
             Canary::RareFeature => "black-box",
             Canary::Gradient => "white-box",
+            Canary::Queries => "black-box",
         }
     }
 }

@@ -66,6 +66,15 @@ pub trait WhiteBox: Send + Sync {
     fn exact_view(&self, _data: &GlmData<'_>) -> dp_core::Result<Option<Event>> {
         Ok(None)
     }
+    /// The view's exact trade-off curve where it is known in closed form (SVT's table): the
+    /// ceiling reads it before [`WhiteBox::exact_view`].
+    fn exact_curve(&self) -> Option<dp_core::audit::ceiling::Tradeoff> {
+        None
+    }
+    /// The `audit.canary` this view answers to: a gradient canary, or SVT's chosen answers.
+    fn canary(&self) -> super::audit_settings::Canary {
+        super::audit_settings::Canary::Gradient
+    }
     /// The relation between the canary's two datasets: add/remove where the canary's gradient
     /// is in the sum or not, replace-one where it takes one of two values.
     fn neighbours(&self) -> Neighbours {

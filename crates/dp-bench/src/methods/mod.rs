@@ -11,6 +11,7 @@ mod honest_details;
 mod iyengar;
 mod load_config;
 mod neel;
+mod svt;
 
 pub use crate::experiment::audited;
 pub use crate::experiment::context::{
@@ -44,6 +45,7 @@ pub static METHODS: &[MethodEntry] = &[
     neel::ZERO_ONE_ERM,
     neel::LOGREG_ERM,
     external::ENTRY,
+    svt::SVT,
     constant::CONSTANT,
 ];
 

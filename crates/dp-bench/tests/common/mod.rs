@@ -224,6 +224,26 @@ pub fn leaderboard(cwd: &Path, results: &Path, out: &Path) -> Board {
     }
 }
 
+/// Every audit of the config `text` (kinds from `registry`), run into a folder that is then
+/// removed: the outcomes.
+pub fn audit_with(
+    text: &str,
+    registry: &dp_bench::methods::Registry,
+) -> Vec<dp_bench::audit::Outcome> {
+    let cfg =
+        dp_bench::experiment::config::Config::parse_with(text, Path::new("audit.toml"), registry)
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    dp_bench::audit::run(&cfg, dir.path(), false)
+        .unwrap()
+        .outcomes
+}
+
+/// [`audit_with`] the built-in kinds.
+pub fn audit_builtin(text: &str) -> Vec<dp_bench::audit::Outcome> {
+    audit_with(text, &dp_bench::methods::Registry::builtin())
+}
+
 /// Prints each audit's numbers, for a failing test's log.
 pub fn show_audits(out: &[dp_bench::audit::Outcome]) {
     for o in out {

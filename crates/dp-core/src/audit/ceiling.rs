@@ -76,6 +76,37 @@ impl Tradeoff {
         Tradeoff::Points(points)
     }
 
+    /// The curve of two distributions on finitely many outputs, given as ln of each output's
+    /// probability on D and on D′: the tests "guess D′ iff ln(P_D′/P_D) ≥ t", outputs taken
+    /// in decreasing ratio (α = P_D's mass taken, β = P_D′'s mass left).
+    pub fn from_log_masses(masses: &[(f64, f64)]) -> Self {
+        let mut order: Vec<usize> = (0..masses.len()).collect();
+        let ratio = |i: usize| masses[i].1 - masses[i].0;
+        order.sort_by(|&a, &b| ratio(b).total_cmp(&ratio(a)));
+        // β as suffix sums over the order, so each is accurate in its own tail.
+        let mut beta = vec![0.0; order.len() + 1];
+        for (k, &i) in order.iter().enumerate().rev() {
+            beta[k] = beta[k + 1] + masses[i].1.exp();
+        }
+        let mut points = Vec::with_capacity(order.len() + 2);
+        let mut alpha = 0.0;
+        points.push((0.0, beta[0].min(1.0)));
+        for (k, &i) in order.iter().enumerate() {
+            alpha += masses[i].0.exp();
+            points.push((alpha.min(1.0), beta[k + 1].min(1.0)));
+        }
+        points.push((1.0, 0.0));
+        // Outputs D never gives are taken at α = 0: keep the least β there, as `beta` reads
+        // the first point at an α.
+        points.dedup_by(|later, earlier| {
+            later.0 <= earlier.0 && {
+                earlier.1 = earlier.1.min(later.1);
+                true
+            }
+        });
+        Tradeoff::Points(points)
+    }
+
     /// The least β at false-positive rate `alpha` ∈ [0, 1].
     pub fn beta(&self, alpha: f64) -> f64 {
         let alpha = alpha.clamp(0.0, 1.0);

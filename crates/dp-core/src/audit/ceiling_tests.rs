@@ -255,3 +255,22 @@ fn mass_at_infinity_keeps_the_profile() {
     let g = ceiling(&exact, Statistic::Threshold, n, n, DELTA, GAMMA).unwrap();
     assert!(a >= g - 1e-9 && a < g + 0.05, "{a} vs {g}");
 }
+
+#[test]
+fn two_outputs_with_ratio_e_to_the_epsilon_are_randomised_response() {
+    // P_D = (p, 1 − p), P_D′ = (1 − p, p) with p/(1 − p) = e^ε: exactly the (ε, 0) curve.
+    let eps: f64 = 1.3;
+    let p = eps.exp() / (1.0 + eps.exp());
+    let rr = Tradeoff::from_log_masses(&[(p.ln(), (1.0 - p).ln()), ((1.0 - p).ln(), p.ln())]);
+    let closed = Tradeoff::EpsilonDelta {
+        epsilon: eps,
+        delta: 0.0,
+    };
+    for a in [0.0, 0.05, 0.1, 1.0 - p, 0.5, 0.9, 1.0] {
+        assert!((rr.beta(a) - closed.beta(a)).abs() < 1e-12, "α {a}");
+    }
+    // An output D′ never gives is caught at no cost; one D never gives, taken first.
+    let sure = Tradeoff::from_log_masses(&[(f64::NEG_INFINITY, 0.5f64.ln()), (0.0, 0.5f64.ln())]);
+    assert!((sure.beta(0.0) - 0.5).abs() < 1e-15);
+    assert_eq!(sure.beta(1.0), 0.0);
+}

@@ -31,6 +31,7 @@ pub const SPEC: PaperSpec = PaperSpec {
         "white-box-pfw",
         "white-box-pscpsgd",
         "neel2019-opdisc",
+        "avent2020-svt",
     ],
     figures,
 };

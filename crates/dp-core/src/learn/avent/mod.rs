@@ -23,6 +23,7 @@ mod lots;
 mod mlp;
 mod noise;
 pub mod svt;
+pub mod svt_pair;
 
 pub use dense::DenseData;
 pub use hyper::{Hyper, Init, round_half_even, steps};
