@@ -233,12 +233,13 @@ pub fn check_all(
             }
             if white_box && a.white_box.is_none() {
                 return Err(at(anyhow::anyhow!(
-                    "`audit.canary = \"gradient\"` audits what a mechanism computes inside \
-                     (white-box: DP-SGD's and certified P-SGD's noisy steps; with loss = \
-                     \"huber\", Algorithm 1's and certified AMP's minimiser before its output \
-                     noise; certified P-FW's vertices; certified P-SCPSGD's last iterate), and \
-                     `methods.{name}` is audited by its final model only: audit it with \
-                     `canary = \"rare_feature\"` in a config of its own"
+                    "`audit.canary = {:?}` audits a view of its own (\"gradient\", white-box: \
+                     DP-SGD's and certified P-SGD's noisy steps; with loss = \"huber\", \
+                     Algorithm 1's and certified AMP's minimiser before its output noise; \
+                     certified P-FW's vertices; certified P-SCPSGD's last iterate; \"queries\": \
+                     SVT's released vector), and `methods.{name}` is audited by its final model \
+                     only: audit it with `canary = \"rare_feature\"` in a config of its own",
+                    canary_name(canary)
                 )));
             }
             let canaries = cfg.audit.as_ref().map_or(0, |s| s.canaries);

@@ -11,7 +11,9 @@
 //! mechanism's). The hull of their vertices is the hull of their pointwise minimum, convex
 //! as every trade-off curve is and symmetric because the set of vertices is. A lower curve
 //! forces less, so rejecting it rejects f_z. The mass the accountant charged to +∞ (window
-//! and round-off) moves each rate by at most itself, and is taken off both.
+//! and round-off, c) bounds the ℓ1 error of the P-masses, so it moves a β (P-mass) by at
+//! most c and an α (Q-mass, P-mass times e^{−ω}) by at most c·e^{−ω_min}, ω_min the least
+//! loss on the grid; the larger of the two is taken off both axes.
 //!
 //! **The bound.** More noise is post-processing, so f_z rises with z and the rejected z are
 //! those above some z*. Under the family assumption (the view's curve is f_z for the true
@@ -30,9 +32,10 @@ use crate::error::{Result, check_delta, check_positive, check_sampling_rate, ens
 /// The grid of the test's curves: any pessimistic grid is valid, a coarser one only weaker.
 const TEST_GRID: f64 = 1e-3;
 
-/// The noise multipliers searched: below Z_MIN the bound is read at Z_MIN (still rejected),
-/// above Z_MAX a claim nothing rejects reveals nothing worth stating.
-const Z_MIN: f64 = 1.0 / 64.0;
+/// The noise multipliers searched: below Z_MIN the bound is read at Z_MIN (still rejected;
+/// smaller z would need loss grids past the accountant's limit), above Z_MAX a claim nothing
+/// rejects reveals nothing worth stating.
+const Z_MIN: f64 = 1.0 / 8.0;
 const Z_MAX: f64 = 4096.0;
 
 /// The bisection stops when the bracket is this narrow relatively (ε moves far less).
@@ -65,7 +68,10 @@ impl SampledFamily {
         let mut vertices = Vec::new();
         let mut charged = 0.0f64;
         for pmf in [pld.remove(), pld.add()] {
-            charged = charged.max(pmf.infinity_mass());
+            // Q-masses are P-masses times e^{−ω}: their error is the P-error times at most
+            // e^{−ω_min} (module docs).
+            let amplified = pmf.infinity_mass() * (-pmf.loss(0)).exp().max(1.0);
+            charged = charged.max(amplified);
             let curve = Tradeoff::from_pmf(pmf);
             if let Tradeoff::Points(p) = &curve {
                 vertices.extend(p.iter().copied());
