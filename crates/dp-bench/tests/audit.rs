@@ -400,8 +400,8 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
 
 /// The white-box audit (`canary = "gradient"`) of full-batch DP-SGD: the GDP estimate on the
 /// likelihood-ratio statistic of every step's noisy sum reaches most of its certificate and
-/// of its ceiling with 4,000 runs per side, and so does Algorithm 1's minimiser seen before
-/// its output noise; a mechanism with no white-box view (Algorithm 1 on the logistic loss) is
+/// of its ceiling with 4,000 runs per side, and so do Poisson batches tested against their own
+/// family and Algorithm 1's minimiser seen before its output noise; a mechanism with no white-box view (Algorithm 1 on the logistic loss) is
 /// refused before any run.
 #[test]
 fn the_white_box_audit_reaches_dpsgds_certificate() {
@@ -430,11 +430,30 @@ fn the_white_box_audit_reaches_dpsgds_certificate() {
             sampled.statistic.as_str(),
             alg1.statistic.as_str()
         ),
-        ("gdp", "threshold", "gdp")
+        ("gdp", "fdp", "gdp")
     );
     assert!(
         full.epsilon_lower >= 0.5 * full.epsilon_certified,
         "{full:?}"
+    );
+    // Poisson batches, tested against their own family: over half the certificate too, and
+    // above the Clopper-Pearson threshold bound of the same counts.
+    assert!(
+        sampled.epsilon_lower >= 0.5 * sampled.epsilon_certified,
+        "{sampled:?}"
+    );
+    let t = sampled.test.as_ref().unwrap();
+    let counts = dp_core::audit::Counts {
+        false_positives: t.false_positives,
+        negatives: t.negatives,
+        false_negatives: t.false_negatives,
+        positives: t.positives,
+    };
+    let gamma = 1.0 - sampled.confidence;
+    let plain = dp_core::audit::threshold::epsilon_lower_bound(counts, 1e-5, gamma).unwrap();
+    assert!(
+        sampled.epsilon_lower > 1.2 * plain,
+        "{sampled:?}: threshold {plain}"
     );
     // Rows of norm 1 here: the canary's gradient is 1 of the clipping bound √2 the
     // certificate allows for, so Algorithm 1 is held to its ceiling only.

@@ -34,10 +34,11 @@ pub use one::Outcome;
 use runs::{Done, Step};
 pub use sharded::{merge, run_shard};
 
-/// Version of how an audit draws, scores and bounds its runs (part of every fingerprint): 5
-/// since one-run rows carry a ceiling from the certificate's curve (4: ceilings join each
-/// PLD's curve with its privacy profile, an uncertified OPDisc solve carries no guarantee).
-const SCHEME: u32 = 5;
+/// Version of how an audit draws, scores and bounds its runs (part of every fingerprint): 6
+/// since white-box views with Poisson batches are tested against their own family (5:
+/// one-run rows carry a ceiling from the certificate's curve; 4: ceilings join each PLD's
+/// curve with its privacy profile, an uncertified OPDisc solve carries no guarantee).
+const SCHEME: u32 = 6;
 
 pub use dp_core::audit::threshold::SELECTION_GAMMA;
 

@@ -44,7 +44,9 @@ pub struct Outcome {
     #[serde(default = "black_box")]
     pub threat_model: String,
     /// The statistic of `epsilon_lower`: `threshold` (Clopper–Pearson), `gdp` (the GDP
-    /// estimate, only where the trade-off is exactly Gaussian), `one_run` (Steinke et al.) or
+    /// estimate, only where the trade-off is exactly Gaussian), `fdp` (a threshold test's
+    /// counts against the subsampled Gaussian's curves, where the view is one), `one_run`
+    /// (Steinke et al.) or
     /// `one_run_fdp` (the one-run f-DP test against the view's own family: the Gaussian
     /// curves where each canary's view is exactly Gaussian, the Poisson-subsampled
     /// Gaussian's where it is that).

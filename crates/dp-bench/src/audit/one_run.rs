@@ -15,7 +15,7 @@
 //! batch), the bound is the f-DP test against the Gaussian curve (Mahloujifar et al. 2025,
 //! [`dp_core::audit::one_run_fdp`]), fixed before the run; with Poisson batches, the same
 //! test against the view's own family, the subsampled Gaussian's curves
-//! ([`dp_core::audit::one_run_family`]); elsewhere Steinke et al.'s.
+//! ([`dp_core::audit::sampled_family`]); elsewhere Steinke et al.'s.
 //!
 //! **Relation.** Including a canary or not is add/remove-one, so only mechanisms certified
 //! under add/remove (DP-SGD, Algorithm 1) can be audited this way; the guesses (k highest

@@ -141,24 +141,26 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     vertex chosen or the last iterate plus its output noise, with a gradient canary) and the \
     statistic. Measured ε: a lower bound holding with the config's `audit.confidence` for all \
     rows of a config together: the threshold test with Clopper–Pearson bounds (threshold chosen \
-    on the first half of each side's runs, bound computed on the second), the GDP estimate at \
-    the central threshold on all runs where the auditor's view is exactly Gaussian (white-box \
-    full-batch DP-SGD and P-SGD, Algorithm 1, AMP), or the one-run audit (runs/side 1: Steinke \
-    et al.'s bound, or, where every canary's white-box view is exactly Gaussian, `one-run-fdp`, \
-    Mahloujifar et al.'s f-DP test against the Gaussian curve, and with Poisson batches against \
-    the subsampled Gaussian's curves, the view's own family, its ε read from a lower bound on \
-    that member's). Ceiling: the most that statistic could measure on the same runs at the same \
-    confidence from the certificate's own trade-off curve (the event's privacy-loss distribution \
-    joined with its privacy profile and the certified (ε, δ); for a white-box view whose curve \
-    is known, its own: μ-GDP for a Gaussian view, randomised response at the step's ε composed \
-    for P-FW's, the Gaussian at the largest shift for P-SCPSGD's) with expected error counts; \
-    for a one-run row, its own test at the expected number of right guesses from the same \
-    curves, which a run may exceed by chance. Measured far below the ceiling means a weak \
-    statistic; a ceiling far below the certificate, too few runs to see the tail events that set \
-    ε at this δ. GDP estimate: Nasr et al. 2023 on threshold rows, the Gaussian f-DP test on \
-    the same guesses on one-run rows; a bound only where the view's trade-off is Gaussian, and never used \
-    elsewhere for a verdict. Certified ε: this project's accountants, for the pair's relation \
-    (group of two where a replace-one pair meets an add/remove certificate).\n";
+    on the first half of each side's runs, bound computed on the second; `fdp`: those counts \
+    tested against the subsampled Gaussian's curves, the view's own family with Poisson batches, \
+    its ε read from a lower bound on that member's), the GDP estimate at the central threshold \
+    on all runs where the auditor's view is exactly Gaussian (white-box full-batch DP-SGD and \
+    P-SGD, Algorithm 1, AMP), or the one-run audit (runs/side 1: Steinke et al.'s bound, or, \
+    where every canary's white-box view is exactly Gaussian, `one-run-fdp`, Mahloujifar et al.'s \
+    f-DP test against the Gaussian curve, and with Poisson batches against the subsampled \
+    Gaussian's curves, the view's own family, its ε read from a lower bound on that member's). \
+    Ceiling: the most that statistic could measure on the same runs at the same confidence from \
+    the certificate's own trade-off curve (the event's privacy-loss distribution joined with its \
+    privacy profile and the certified (ε, δ); for a white-box view whose curve is known, its \
+    own: μ-GDP for a Gaussian view, randomised response at the step's ε composed for P-FW's, the \
+    Gaussian at the largest shift for P-SCPSGD's) with expected error counts; for a one-run row, \
+    its own test at the expected number of right guesses from the same curves, which a run may \
+    exceed by chance. Measured far below the ceiling means a weak statistic; a ceiling far below \
+    the certificate, too few runs to see the tail events that set ε at this δ. GDP estimate: \
+    Nasr et al. 2023 on threshold rows, the Gaussian f-DP test on the same guesses on one-run \
+    rows; a bound only where the view's trade-off is Gaussian, and never used elsewhere for a \
+    verdict. Certified ε: this project's accountants, for the pair's relation (group of two \
+    where a replace-one pair meets an add/remove certificate).\n";
 
 /// Writes `dir/audit.csv` (with each audit's wall time) and `dir/audit.md` atomically.
 pub fn write(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {

@@ -10,8 +10,10 @@
 //! ([`dp_core::learn::iyengar::Pfw::white_box_signs`]).
 //!
 //! Where the auditor's view is exactly μ-GDP (full batch, q = 1; objective perturbation) the
-//! bound is the GDP estimate at the central threshold, fixed in advance, on all runs;
-//! elsewhere the Clopper–Pearson threshold bound at a threshold chosen on half the runs. The
+//! bound is the GDP estimate at the central threshold, fixed in advance, on all runs; with
+//! Poisson batches, the threshold chosen on half the runs and its counts on the other half
+//! tested against the view's own family, the subsampled Gaussian's curves (`fdp`,
+//! [`dp_core::audit::sampled_family`]); elsewhere the Clopper–Pearson threshold bound. The
 //! certificate compared with is the event of what the auditor sees
 //! ([`crate::experiment::audited::WhiteBox::event`]): every step for DP-SGD and P-SGD,
 //! objective perturbation alone for Algorithm 1 and AMP.
@@ -96,6 +98,8 @@ pub fn audit(
     } else {
         Statistic::Threshold
     };
+    // Poisson batches: the threshold's counts tested against the view's own family.
+    let family = view.sampled_family().filter(|_| mu.is_none());
     let test = if mu.is_some() {
         // The log-likelihood ratio of a Gaussian view: under the claimed trade-off its laws
         // on D and D′ are N(∓μ²/2, μ²), symmetric about 0, where the μ estimate varies
@@ -104,14 +108,20 @@ pub fn audit(
         // runs per side: 0.35 where the central threshold gives 0.53).
         fixed_threshold_audit(&scores_d, &scores_p, 0.0, cfg.delta, gamma)?
     } else {
+        // Poisson batches: a curve near the Gaussian's, whose test is strongest at central
+        // thresholds, where the GDP rank (not the threshold bound's) picks them.
+        let chooser = match family {
+            Some(_) => Statistic::Gdp,
+            None => statistic,
+        };
         let gammas = (gamma, selection_gamma);
-        one::threshold_test(&scores_d, &scores_p, statistic, cfg.delta, gammas)?
+        one::threshold_test(&scores_d, &scores_p, chooser, cfg.delta, gammas)?
     };
     let epsilon_gdp = gdp::epsilon_lower_bound(test.counts, cfg.delta, gamma)?;
-    let (lower, ceiling) = match mu {
-        Some(mu) => {
+    let c = &test.counts;
+    let (lower, ceiling) = match (mu, family) {
+        (Some(mu), _) => {
             let curve = Tradeoff::Gaussian { mu };
-            let c = &test.counts;
             let top = ceiling(
                 &curve,
                 statistic,
@@ -122,11 +132,21 @@ pub fn audit(
             )?;
             (epsilon_gdp, Some(top))
         }
-        None => {
+        (None, Some(family)) => {
+            let lower = family.epsilon_lower_bound_counts(*c, cfg.delta, gamma)?;
+            let top = match one::curves(&view_event, certified, false, cfg.delta)? {
+                Some(curves) => {
+                    let runs = (c.negatives, c.positives);
+                    Some(family.ceiling(&curves, runs, cfg.delta, gamma)?)
+                }
+                None => None,
+            };
+            (lower, top)
+        }
+        (None, None) => {
             // The view's own curve where it is known exactly (below its certificate's).
             let top = match view.exact_curve() {
                 Some(curve) => {
-                    let c = &test.counts;
                     let n = (c.negatives, c.positives);
                     Some(ceiling(&curve, statistic, n.0, n.1, cfg.delta, gamma)?)
                 }
@@ -155,9 +175,10 @@ pub fn audit(
             .as_ref()
             .map_or("white-box", |a| a.canary.threat_model())
             .into(),
-        statistic: match statistic {
-            Statistic::Gdp => "gdp".into(),
-            Statistic::Threshold => "threshold".into(),
+        statistic: match (statistic, family) {
+            (Statistic::Gdp, _) => "gdp".into(),
+            (Statistic::Threshold, Some(_)) => "fdp".into(),
+            (Statistic::Threshold, None) => "threshold".into(),
         },
         epsilon_target: epsilon,
         epsilon_certified: certified,

@@ -54,7 +54,7 @@ pub trait WhiteBox: Send + Sync {
     fn gaussian_mu(&self) -> Option<f64>;
     /// The Poisson-subsampled Gaussian family (q < 1, its T) that each canary's view is in
     /// when it is not Gaussian (sampled DP-SGD and P-SGD): the one-run f-DP test's family.
-    fn sampled_family(&self) -> Option<dp_core::audit::one_run_family::SampledFamily> {
+    fn sampled_family(&self) -> Option<dp_core::audit::sampled_family::SampledFamily> {
         None
     }
     /// The event of what the auditor sees: the certificate the audit compares with.
@@ -136,10 +136,10 @@ impl<M: NoisySteps> WhiteBox for Steps<M> {
         )
     }
 
-    fn sampled_family(&self) -> Option<dp_core::audit::one_run_family::SampledFamily> {
+    fn sampled_family(&self) -> Option<dp_core::audit::sampled_family::SampledFamily> {
         let q = self.0.sampling_rate();
         (q < 1.0 && self.0.noise_multiplier() > 0.0).then(|| {
-            dp_core::audit::one_run_family::SampledFamily {
+            dp_core::audit::sampled_family::SampledFamily {
                 sampling_rate: q,
                 steps: self.0.steps() as u64,
             }

@@ -184,7 +184,7 @@ impl Tradeoff {
 
 /// The rarer error's counts the ceiling tries: every count up to 256, then 5 % apart up to
 /// `n`. The bound moves by far less than 5 % between neighbouring large counts.
-fn candidate_counts(n: u64) -> Vec<u64> {
+pub(crate) fn candidate_counts(n: u64) -> Vec<u64> {
     let mut out: Vec<u64> = (0..=n.min(256)).collect();
     let mut k = 256.0f64;
     while (k as u64) < n {

@@ -32,8 +32,8 @@ pub mod clopper_pearson;
 pub mod gdp;
 pub mod one_run;
 pub mod one_run_ceiling;
-pub mod one_run_family;
 pub mod one_run_fdp;
+pub mod sampled_family;
 pub mod threshold;
 pub mod white_box;
 

@@ -14,7 +14,7 @@
 //! f(α)) of the k are right. The k lowest are the same with the roles swapped (f⁻¹).
 
 use crate::audit::ceiling::Tradeoff;
-use crate::audit::one_run_family::SampledFamily;
+use crate::audit::sampled_family::SampledFamily;
 use crate::audit::{one_run, one_run_fdp};
 use crate::error::{DpError, Result};
 
@@ -31,7 +31,7 @@ pub enum OneRunStatistic {
     /// is Gaussian.
     GaussianFdp,
     /// The f-DP test against the Poisson-subsampled Gaussian family
-    /// ([`one_run_family`](super::one_run_family)), a bound where the view is in it.
+    /// ([`sampled_family`](super::sampled_family)), a bound where the view is in it.
     SampledFdp(SampledFamily),
 }
 

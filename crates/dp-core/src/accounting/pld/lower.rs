@@ -2,7 +2,7 @@
 //! (dp_accounting's `pessimistic_estimate=False`), for audits only.
 //!
 //! An audit that rejects a claim from a family of mechanisms (the f-DP test against the
-//! Poisson-subsampled Gaussian's curves, `crate::audit::one_run_family`) turns the least
+//! Poisson-subsampled Gaussian's curves, `crate::audit::sampled_family`) turns the least
 //! rejected member into a bound on ε only through a *lower* bound on that member's ε(δ): the
 //! accountant's ε is an upper bound, above the truth by its discretisation error, and would
 //! over-state what the audit showed.

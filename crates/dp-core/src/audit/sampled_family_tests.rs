@@ -154,3 +154,97 @@ fn simulated_sampled_audits_stay_below_the_truth_and_above_steinke() {
         "family {sum} vs Steinke {sum_steinke}"
     );
 }
+
+fn counts(fp: u64, fn_: u64, n: u64) -> Counts {
+    Counts {
+        false_positives: fp,
+        negatives: n,
+        false_negatives: fn_,
+        positives: n,
+    }
+}
+
+#[test]
+fn on_counts_at_full_batch_it_is_the_gdp_bound() {
+    // q = 1 is the Gaussian family, and the GDP bound is the same Clopper–Pearson test
+    // against it in closed form: the family's (a pessimistic curve) is at most it, and close.
+    let family = SampledFamily {
+        sampling_rate: 1.0,
+        steps: 16,
+    };
+    for (fp, fn_) in [(3000, 3000), (500, 6000), (20, 9000), (4000, 4500)] {
+        let c = counts(fp, fn_, 10_000);
+        let gdp = crate::audit::gdp::epsilon_lower_bound(c, DELTA, GAMMA).unwrap();
+        let fam = family.epsilon_lower_bound_counts(c, DELTA, GAMMA).unwrap();
+        assert!(fam <= gdp + 1e-9, "({fp}, {fn_}): {fam} > {gdp}");
+        assert!(
+            fam >= gdp - 0.02 * gdp.max(1.0),
+            "({fp}, {fn_}): {fam} vs {gdp}"
+        );
+    }
+    // Chance: nothing rejected.
+    let none = family.epsilon_lower_bound_counts(counts(5000, 5000, 10_000), DELTA, GAMMA);
+    assert_eq!(none.unwrap(), 0.0);
+}
+
+#[test]
+fn simulated_threshold_audits_stay_below_the_truth_and_above_the_threshold_bound() {
+    // T = 20 steps at q = 0.2, z = 1: 4,000 runs a side at a threshold fixed in advance.
+    let (q, z, t, n) = (0.2, 1.0, 20usize, 4000usize);
+    let family = SampledFamily {
+        sampling_rate: q,
+        steps: t as u64,
+    };
+    let truth = LowerPld::subsampled_gaussian(q, z, t as u64, &PldConfig::default())
+        .unwrap()
+        .epsilon(DELTA)
+        .unwrap();
+    let mut rng = StdRng::seed_from_u64(19);
+    let llr = |rng: &mut StdRng, inside: bool| -> f64 {
+        (0..t)
+            .map(|_| {
+                let hit = inside && rng.random::<f64>() < q;
+                let x = f64::from(u8::from(hit)) + z * rng.sample::<f64, _>(StandardNormal);
+                (1.0 - q + q * ((2.0 * x - 1.0) / (2.0 * z * z)).exp()).ln()
+            })
+            .sum()
+    };
+    let (mut fam_sum, mut thr_sum) = (0.0, 0.0);
+    for _ in 0..6 {
+        let threshold = 1.5;
+        let fp = (0..n).filter(|_| llr(&mut rng, false) > threshold).count() as u64;
+        let fn_ = (0..n).filter(|_| llr(&mut rng, true) <= threshold).count() as u64;
+        let c = counts(fp, fn_, n as u64);
+        let fam = family.epsilon_lower_bound_counts(c, DELTA, GAMMA).unwrap();
+        assert!(fam <= truth, "({fp}, {fn_}): {fam} above the truth {truth}");
+        fam_sum += fam;
+        thr_sum += crate::audit::threshold::epsilon_lower_bound(c, DELTA, GAMMA).unwrap();
+    }
+    assert!(
+        fam_sum > 1.2 * thr_sum,
+        "family {fam_sum} vs threshold {thr_sum}"
+    );
+}
+
+#[test]
+fn its_ceiling_at_full_batch_is_the_gdp_ceiling() {
+    let family = SampledFamily {
+        sampling_rate: 1.0,
+        steps: 4,
+    };
+    // 4 steps at z = 2: μ = 1.
+    let mu = 1.0;
+    let gdp = crate::audit::ceiling::ceiling(
+        &Tradeoff::Gaussian { mu },
+        crate::audit::ceiling::Statistic::Gdp,
+        10_000,
+        10_000,
+        DELTA,
+        GAMMA,
+    )
+    .unwrap();
+    let fam = family
+        .ceiling(&[Tradeoff::Gaussian { mu }], (10_000, 10_000), DELTA, GAMMA)
+        .unwrap();
+    assert!((fam - gdp).abs() < 0.03 * gdp, "{fam} vs {gdp}");
+}
