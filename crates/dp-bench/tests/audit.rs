@@ -399,10 +399,10 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
 }
 
 /// The white-box audit (`canary = "gradient"`) of full-batch DP-SGD: the GDP estimate on the
-/// likelihood-ratio statistic of every step's noisy sum reaches most of its certificate and
-/// of its ceiling with 4,000 runs per side, and so do Poisson batches tested against their own
-/// family and Algorithm 1's minimiser seen before its output noise; a mechanism with no white-box view (Algorithm 1 on the logistic loss) is
-/// refused before any run.
+/// likelihood-ratio statistic of every step's noisy sum reaches most of its certificate and of its
+/// ceiling with 4,000 runs per side, and so do Poisson batches tested against their own family and
+/// Algorithm 1's minimiser seen before its output noise; a mechanism with no white-box view
+/// (Algorithm 1 on the logistic loss) is refused before any run.
 #[test]
 fn the_white_box_audit_reaches_dpsgds_certificate() {
     let dpsgd = "kind = \"dpsgd\"\ntuning = \"dishonest\"\ngrid_size = 1\noptimizer = \"sgd\"\n\
