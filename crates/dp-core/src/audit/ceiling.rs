@@ -96,14 +96,8 @@ impl Tradeoff {
             points.push((alpha.min(1.0), beta[k + 1].min(1.0)));
         }
         points.push((1.0, 0.0));
-        // Outputs D never gives are taken at α = 0: keep the least β there, as `beta` reads
-        // the first point at an α.
-        points.dedup_by(|later, earlier| {
-            later.0 <= earlier.0 && {
-                earlier.1 = earlier.1.min(later.1);
-                true
-            }
-        });
+        // Outputs D never gives are taken at α = 0.
+        least_beta_per_alpha(&mut points);
         Tradeoff::Points(points)
     }
 
@@ -153,6 +147,9 @@ impl Tradeoff {
             Tradeoff::Points(points) => {
                 let mut p: Vec<(f64, f64)> = points.iter().map(|&(a, b)| (b, a)).collect();
                 p.reverse();
+                // A curve's mass where the other law has none ends at β = 0 and swaps to
+                // several points at α = 0.
+                least_beta_per_alpha(&mut p);
                 Tradeoff::Points(p)
             }
         }
@@ -180,6 +177,17 @@ impl Tradeoff {
             Tradeoff::Points(_) => Ok(()),
         }
     }
+}
+
+/// Merges consecutive points at one α (or, from rounding, a smaller one) into one at the least
+/// β: [`Tradeoff::beta`] reads the first point at an α, which must be the least β there.
+fn least_beta_per_alpha(points: &mut Vec<(f64, f64)>) {
+    points.dedup_by(|later, earlier| {
+        later.0 <= earlier.0 && {
+            earlier.1 = earlier.1.min(later.1);
+            true
+        }
+    });
 }
 
 /// The rarer error's counts the ceiling tries: every count up to 256, then 5 % apart up to

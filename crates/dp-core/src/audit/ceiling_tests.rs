@@ -273,4 +273,12 @@ fn two_outputs_with_ratio_e_to_the_epsilon_are_randomised_response() {
     let sure = Tradeoff::from_log_masses(&[(f64::NEG_INFINITY, 0.5f64.ln()), (0.0, 0.5f64.ln())]);
     assert!((sure.beta(0.0) - 0.5).abs() < 1e-15);
     assert_eq!(sure.beta(1.0), 0.0);
+    // Swapped, an output only D gives is caught at α = 0 too: the least β there, not the first.
+    let both = Tradeoff::from_log_masses(&[
+        (f64::NEG_INFINITY, 0.5f64.ln()),
+        (0.5f64.ln(), f64::NEG_INFINITY),
+        (0.5f64.ln(), 0.5f64.ln()),
+    ]);
+    assert!((both.swapped().beta(0.0) - 0.5).abs() < 1e-15);
+    assert!((both.swapped().beta(0.25) - 0.25).abs() < 1e-15);
 }
