@@ -229,8 +229,8 @@ pub fn check_all(
                 return Err(at(anyhow::anyhow!(
                     "key `audit.canary` = {:?}, and `methods.{name}` is audited with \
                      `audit.canary = {:?}`: use that in a config of its own",
-                    canary_name(canary),
-                    canary_name(view_canary)
+                    canary.key(),
+                    view_canary.key()
                 )));
             }
             if white_box && a.white_box.is_none() {
@@ -241,7 +241,7 @@ pub fn check_all(
                      certified P-FW's vertices; certified P-SCPSGD's last iterate; \"queries\": \
                      SVT's released vector), and `methods.{name}` is audited by its final model \
                      only: audit it with `canary = \"rare_feature\"` in a config of its own",
-                    canary_name(canary)
+                    canary.key()
                 )));
             }
             let canaries = cfg.audit.as_ref().map_or(0, |s| s.canaries);
@@ -305,16 +305,6 @@ pub(super) fn calibration_of(spec: &MethodSpec) -> String {
         .and_then(|c| c.as_str())
         .unwrap_or("certified")
         .to_string()
-}
-
-/// An `audit.canary` as a config spells it.
-fn canary_name(c: crate::experiment::audit_settings::Canary) -> &'static str {
-    use crate::experiment::audit_settings::Canary;
-    match c {
-        Canary::RareFeature => "rare_feature",
-        Canary::Gradient => "gradient",
-        Canary::Queries => "queries",
-    }
 }
 
 /// The rows the mechanism trains on: the context's, clipped as the method clips.

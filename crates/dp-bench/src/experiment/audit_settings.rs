@@ -59,6 +59,15 @@ pub enum Canary {
 }
 
 impl Canary {
+    /// The value as a config spells it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Canary::RareFeature => "rare_feature",
+            Canary::Gradient => "gradient",
+            Canary::Queries => "queries",
+        }
+    }
+
     /// The threat model in words, for the tables.
     pub fn threat_model(self) -> &'static str {
         match self {
@@ -200,6 +209,16 @@ mod tests {
         );
         for want in [key, value, limit] {
             assert!(e.contains(want), "{want:?} missing from: {e}");
+        }
+    }
+
+    /// Messages spell a canary as configs do: `key` is serde's name, which parses back.
+    #[test]
+    fn a_canarys_key_is_its_config_value() {
+        for c in [Canary::RareFeature, Canary::Gradient, Canary::Queries] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.key());
+            let parsed = settings(&format!("canary = \"{}\"", c.key()));
+            assert_eq!(parsed.canary, c);
         }
     }
 

@@ -190,9 +190,38 @@ fn least_beta_per_alpha(points: &mut Vec<(f64, f64)>) {
     });
 }
 
+/// The error counts a ceiling tries on `curve` over `negatives` runs on D and `positives` on
+/// D′: for each candidate count of the rarer error (false positives, then, with the roles
+/// swapped, false negatives), the other error at its expected value under the best test.
+pub(crate) fn expected_counts(curve: &Tradeoff, negatives: u64, positives: u64) -> Vec<Counts> {
+    let mut out = Vec::new();
+    for (curve, n_rare, n_other, swapped) in [
+        (curve.clone(), negatives, positives, false),
+        (curve.swapped(), positives, negatives, true),
+    ] {
+        for k in candidate_counts(n_rare) {
+            // The largest rate that still rounds to k errors, so that the other error is least.
+            let rate = if k == n_rare {
+                1.0
+            } else {
+                ((k as f64 + 0.5) / n_rare as f64) * (1.0 - 1e-12)
+            };
+            let other = ((curve.beta(rate) * n_other as f64).round() as u64).min(n_other);
+            let (fp, fn_) = if swapped { (other, k) } else { (k, other) };
+            out.push(Counts {
+                false_positives: fp,
+                negatives,
+                false_negatives: fn_,
+                positives,
+            });
+        }
+    }
+    out
+}
+
 /// The rarer error's counts the ceiling tries: every count up to 256, then 5 % apart up to
 /// `n`. The bound moves by far less than 5 % between neighbouring large counts.
-pub(crate) fn candidate_counts(n: u64) -> Vec<u64> {
+fn candidate_counts(n: u64) -> Vec<u64> {
     let mut out: Vec<u64> = (0..=n.min(256)).collect();
     let mut k = 256.0f64;
     while (k as u64) < n {
@@ -227,27 +256,8 @@ pub fn ceiling(
     // stand-in (closed form, as the split audits rank theirs) and compute the best few.
     let z = -norm_quantile_log((0.5 * gamma).ln())?;
     let mut candidates: Vec<(f64, Counts)> = Vec::new();
-    for (curve, n_rare, n_other, swapped) in [
-        (curve.clone(), negatives, positives, false),
-        (curve.swapped(), positives, negatives, true),
-    ] {
-        for k in candidate_counts(n_rare) {
-            // The largest rate that still rounds to k errors, so that the other error is least.
-            let rate = if k == n_rare {
-                1.0
-            } else {
-                ((k as f64 + 0.5) / n_rare as f64) * (1.0 - 1e-12)
-            };
-            let other = ((curve.beta(rate) * n_other as f64).round() as u64).min(n_other);
-            let (fp, fn_) = if swapped { (other, k) } else { (k, other) };
-            let counts = Counts {
-                false_positives: fp,
-                negatives,
-                false_negatives: fn_,
-                positives,
-            };
-            candidates.push((statistic.wilson_rank(counts, delta, z)?, counts));
-        }
+    for counts in expected_counts(curve, negatives, positives) {
+        candidates.push((statistic.wilson_rank(counts, delta, z)?, counts));
     }
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut best = 0.0f64;

@@ -31,7 +31,7 @@
 
 use crate::accounting::pld::lower::LowerPld;
 use crate::accounting::pld::{Pld, PldConfig};
-use crate::audit::ceiling::{Tradeoff, candidate_counts};
+use crate::audit::ceiling::{Tradeoff, expected_counts};
 use crate::audit::check_gamma;
 use crate::audit::clopper_pearson;
 use crate::audit::one_run_fdp::{check_counts, rejects};
@@ -63,6 +63,13 @@ impl SampledFamily {
     fn validate(&self) -> Result<()> {
         check_sampling_rate(self.sampling_rate)?;
         ensure(self.steps >= 1, "steps", self.steps as f64, "must be >= 1")
+    }
+
+    /// The family, δ and γ of a bound on counts.
+    fn check(&self, delta: f64, gamma: f64) -> Result<()> {
+        self.validate()?;
+        check_delta(delta)?;
+        check_gamma(gamma)
     }
 
     /// The test's symmetric lower curve at noise multiplier `z`, and the charged mass to take
@@ -147,9 +154,7 @@ impl SampledFamily {
         delta: f64,
         gamma: f64,
     ) -> Result<f64> {
-        self.validate()?;
-        check_delta(delta)?;
-        check_gamma(gamma)?;
+        self.check(delta, gamma)?;
         let bounds = [upper_bounds(counts, gamma)?];
         self.epsilon_of(least_rejected(|z| self.rejects_any(z, &bounds))?, delta)
     }
@@ -166,31 +171,11 @@ impl SampledFamily {
         delta: f64,
         gamma: f64,
     ) -> Result<f64> {
-        self.validate()?;
-        check_delta(delta)?;
-        check_gamma(gamma)?;
+        self.check(delta, gamma)?;
         let mut bounds = Vec::new();
         for curve in curves {
-            for (c, n_rare, n_other, swapped) in [
-                (curve.clone(), negatives, positives, false),
-                (curve.swapped(), positives, negatives, true),
-            ] {
-                for k in candidate_counts(n_rare) {
-                    let rate = if k == n_rare {
-                        1.0
-                    } else {
-                        ((k as f64 + 0.5) / n_rare as f64) * (1.0 - 1e-12)
-                    };
-                    let other = ((c.beta(rate) * n_other as f64).round() as u64).min(n_other);
-                    let (fp, fn_) = if swapped { (other, k) } else { (k, other) };
-                    let counts = Counts {
-                        false_positives: fp,
-                        negatives,
-                        false_negatives: fn_,
-                        positives,
-                    };
-                    bounds.push(upper_bounds(counts, gamma)?);
-                }
+            for counts in expected_counts(curve, negatives, positives) {
+                bounds.push(upper_bounds(counts, gamma)?);
             }
         }
         self.epsilon_of(least_rejected(|z| self.rejects_any(z, &bounds))?, delta)

@@ -102,20 +102,26 @@ fn the_hull_is_convex_symmetric_and_below_every_curve() {
     }
 }
 
+/// One run of a Poisson-sampled Gaussian view: T steps, the canary (when `inside`) in each
+/// with probability q, noise z; its log-likelihood ratio, the white-box score.
+fn sampled_llr(rng: &mut StdRng, inside: bool, q: f64, z: f64, t: usize) -> f64 {
+    (0..t)
+        .map(|_| {
+            let hit = inside && rng.random::<f64>() < q;
+            let x = f64::from(u8::from(hit)) + z * rng.sample::<f64, _>(StandardNormal);
+            (1.0 - q + q * ((2.0 * x - 1.0) / (2.0 * z * z)).exp()).ln()
+        })
+        .sum()
+}
+
 /// One white-box one-run audit of a Poisson-sampled Gaussian view: m canaries, each in with
-/// probability ½ and then in each of T steps with probability q, scored by its likelihood
-/// ratio; the k highest guessed in, the k lowest out. Returns the right guesses.
+/// probability ½, scored by [`sampled_llr`]; the k highest guessed in, the k lowest out.
+/// Returns the right guesses.
 fn simulated_right(rng: &mut StdRng, m: usize, k: usize, q: f64, z: f64, t: usize) -> u64 {
     let mut scored: Vec<(f64, bool)> = (0..m)
         .map(|_| {
             let inside: bool = rng.random();
-            let mut llr = 0.0;
-            for _ in 0..t {
-                let hit = inside && rng.random::<f64>() < q;
-                let x = f64::from(u8::from(hit)) + z * rng.sample::<f64, _>(StandardNormal);
-                llr += (1.0 - q + q * ((2.0 * x - 1.0) / (2.0 * z * z)).exp()).ln();
-            }
-            (llr, inside)
+            (sampled_llr(rng, inside, q, z, t), inside)
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -200,15 +206,7 @@ fn simulated_threshold_audits_stay_below_the_truth_and_above_the_threshold_bound
         .epsilon(DELTA)
         .unwrap();
     let mut rng = StdRng::seed_from_u64(19);
-    let llr = |rng: &mut StdRng, inside: bool| -> f64 {
-        (0..t)
-            .map(|_| {
-                let hit = inside && rng.random::<f64>() < q;
-                let x = f64::from(u8::from(hit)) + z * rng.sample::<f64, _>(StandardNormal);
-                (1.0 - q + q * ((2.0 * x - 1.0) / (2.0 * z * z)).exp()).ln()
-            })
-            .sum()
-    };
+    let llr = |rng: &mut StdRng, inside: bool| sampled_llr(rng, inside, q, z, t);
     let (mut fam_sum, mut thr_sum) = (0.0, 0.0);
     for _ in 0..6 {
         let threshold = 1.5;

@@ -93,8 +93,8 @@ fn tail_point(log_tail: impl Fn(f64) -> f64, c: f64, dir: f64, target: f64) -> f
     c + dir * outer
 }
 
-/// Discretises `model` on the grid of `config` (validated by the caller).
-pub(crate) fn discretise(model: &impl PrivacyLoss, config: &PldConfig) -> Result<Pmf> {
+/// The grid of `config` over `model`'s loss range: its first index and its losses.
+fn grid(model: &impl PrivacyLoss, config: &PldConfig) -> Result<(i64, Vec<f64>)> {
     let h = config.grid_step;
     let (lo, hi) = loss_range(model, config.tail_mass_truncation);
     let imin = (lo / h).floor();
@@ -107,9 +107,16 @@ pub(crate) fn discretise(model: &impl PrivacyLoss, config: &PldConfig) -> Result
         "too small for the loss range (more than 2^24 grid points)",
     )?;
     let offset = imin as i64;
-    let grid: Vec<f64> = (0..points as usize)
+    let losses = (0..points as usize)
         .map(|i| (offset + i as i64) as f64 * h)
         .collect();
+    Ok((offset, losses))
+}
+
+/// Discretises `model` on the grid of `config` (validated by the caller).
+pub(crate) fn discretise(model: &impl PrivacyLoss, config: &PldConfig) -> Result<Pmf> {
+    let h = config.grid_step;
+    let (offset, grid) = grid(model, config)?;
     let p_tails: Vec<LogTails> = grid.iter().map(|&l| model.p_tails(l)).collect();
     let pmf = match config.discretisation {
         Discretisation::RoundUp => round_up(h, offset, &p_tails),
@@ -127,27 +134,14 @@ pub(crate) fn discretise(model: &impl PrivacyLoss, config: &PldConfig) -> Result
 /// the continuous one, and so is that of any composition of such results: losses add, and
 /// every sum only falls. Not a pair (Q's mass may pass 1): only [`super::lower`] reads it.
 pub(crate) fn discretise_down(model: &impl PrivacyLoss, config: &PldConfig) -> Result<Pmf> {
-    let h = config.grid_step;
-    let (lo, hi) = loss_range(model, config.tail_mass_truncation);
-    let imin = (lo / h).floor();
-    let imax = (hi / h).ceil().max(imin + 1.0);
-    let points = imax - imin + 1.0;
-    ensure(
-        points <= MAX_GRID_POINTS as f64,
-        "grid-step",
-        h,
-        "too small for the loss range (more than 2^24 grid points)",
-    )?;
-    let offset = imin as i64;
-    let p: Vec<LogTails> = (0..points as usize)
-        .map(|i| model.p_tails((offset + i as i64) as f64 * h))
-        .collect();
+    let (offset, grid) = grid(model, config)?;
+    let p: Vec<LogTails> = grid.iter().map(|&l| model.p_tails(l)).collect();
     let mut probs: Vec<f64> = p
         .windows(2)
         .map(|w| log_interval(w[0], w[1]).exp())
         .collect();
     probs.push(p[p.len() - 1].sf.exp());
-    Ok(Pmf::from_parts(h, offset, probs, 0.0).truncate_tails(0.0))
+    Ok(Pmf::from_parts(config.grid_step, offset, probs, 0.0).truncate_tails(0.0))
 }
 
 /// Every atom goes to the next grid point at or above it; the lower tail to the first point,

@@ -65,23 +65,8 @@ impl SvtPair {
     /// The table for `svt` on two answer vectors of one length (1 to [`MAX_QUERIES`]);
     /// errors name the limit.
     pub fn new(svt: Svt, d: &[bool], d_prime: &[bool]) -> Result<Self> {
+        let count = Self::check_size(&svt, d.len(), d_prime.len())?;
         let m = d.len();
-        if m == 0 || m > MAX_QUERIES || d_prime.len() != m {
-            return Err(DpError::Invalid(format!(
-                "an SVT pair needs two answer vectors of one length in 1..={MAX_QUERIES}, got \
-                 {} and {}",
-                d.len(),
-                d_prime.len()
-            )));
-        }
-        let count = output_count(m, svt.max_positives());
-        if count > MAX_OUTPUTS as u128 {
-            return Err(DpError::Invalid(format!(
-                "an SVT pair of {m} queries with cutoff {} has {count} outputs, over the \
-                 {MAX_OUTPUTS} the exact table may hold: use fewer queries or a smaller cutoff",
-                svt.max_positives()
-            )));
-        }
         let (b1, b2) = svt.scales();
         let nodes = nodes(b1, b2, m);
         // ln of the unit Laplace density of ρ times the node's weight, the common factor.
@@ -122,6 +107,27 @@ impl SvtPair {
             outputs,
             index,
         })
+    }
+
+    /// Checks, without building it, that the table of `svt` on answer vectors of lengths
+    /// `d` and `d_prime` may be built (one length, 1 to [`MAX_QUERIES`], at most
+    /// [`MAX_OUTPUTS`] outputs): its number of outputs, or an error naming the limit.
+    pub fn check_size(svt: &Svt, d: usize, d_prime: usize) -> Result<u128> {
+        if d == 0 || d > MAX_QUERIES || d_prime != d {
+            return Err(DpError::Invalid(format!(
+                "an SVT pair needs two answer vectors of one length in 1..={MAX_QUERIES}, got \
+                 {d} and {d_prime}"
+            )));
+        }
+        let count = output_count(d, svt.max_positives());
+        if count > MAX_OUTPUTS as u128 {
+            return Err(DpError::Invalid(format!(
+                "an SVT pair of {d} queries with cutoff {} has {count} outputs, over the \
+                 {MAX_OUTPUTS} the exact table may hold: use fewer queries or a smaller cutoff",
+                svt.max_positives()
+            )));
+        }
+        Ok(count)
     }
 
     /// The mechanism.
