@@ -136,6 +136,9 @@ fn edge_events() -> Vec<Event> {
         wor(),
         Event::sampled_without_replacement(0.1, Event::epsilon_delta(0.5, 0.0).unwrap()).unwrap(),
         Event::Composed(vec![wor(), Event::dpsgd(0.01, 1.1, 200).unwrap()]),
+        Event::sampled_with_replacement(500, 1000, Event::epsilon_delta(0.02, 0.0).unwrap())
+            .unwrap()
+            .self_composed(100),
     ]
 }
 
@@ -326,6 +329,11 @@ fn rdp_events() -> Vec<Event> {
     let sg = || Event::dpsgd(0.01, 1.1, 200).unwrap();
     let poisson = |q: f64, e: Event| Event::poisson_sampled(q, e).unwrap();
     let swor = |q: f64, e: Event| Event::sampled_without_replacement(q, e).unwrap();
+    let swr = |n: u64, m: u64, e: Event| Event::SampledWithReplacement {
+        population: n,
+        draws: m,
+        event: Box::new(e),
+    };
     let bad_z = || Event::Gaussian {
         noise_multiplier: -1.0,
     };
@@ -387,6 +395,25 @@ fn rdp_events() -> Vec<Event> {
             rate: 2.0,
             event: Box::new(g()),
         },
+        swr(36_000, 1000, pure()),
+        swr(36_000, 1000, pure()).self_composed(50),
+        swr(1, 3, pure()),
+        swr(100, 0, pure()),
+        swr(0, 10, pure()),
+        swr(100, 2_000_000, pure()),
+        swr(100, 10, approx()),
+        swr(100, 10, g()),
+        swr(100, 10, Event::NoOp),
+        swr(
+            100,
+            10,
+            Event::EpsilonDelta {
+                epsilon: -1.0,
+                delta: 0.0,
+            },
+        ),
+        Event::Composed(vec![swr(100, 10, pure()), wor()]),
+        Event::Composed(vec![swr(100, 10, pure()), sg()]),
         g().self_composed(0),
         wor(),
         poisson(0.1, op()).self_composed(5),
@@ -448,7 +475,7 @@ fn rdp_supports_is_exactly_what_compose_accepts() {
     let mut kinds: Vec<_> = events.iter().map(Event::kind).collect();
     kinds.sort_unstable();
     kinds.dedup();
-    assert_eq!(kinds.len(), 11, "every variant: {kinds:?}");
+    assert_eq!(kinds.len(), 12, "every variant: {kinds:?}");
     let preloads = [
         None,
         Some(Event::NoOp),

@@ -32,6 +32,9 @@ pub fn releases_nothing(event: &Event) -> bool {
         | Event::SampledWithoutReplacement { rate, event } => {
             *rate == 0.0 || releases_nothing(event)
         }
+        Event::SampledWithReplacement { draws, event, .. } => {
+            *draws == 0 || releases_nothing(event)
+        }
         Event::Composed(parts) | Event::Mixture(parts) => parts.iter().all(releases_nothing),
         Event::RepeatAndSelect { event, .. } => releases_nothing(event),
         _ => false,
@@ -101,6 +104,15 @@ pub fn fold(event: &Event) -> Option<Event> {
             rate: *rate,
             event: Box::new(fold(event)?),
         },
+        Event::SampledWithReplacement {
+            population,
+            draws,
+            event,
+        } => Event::SampledWithReplacement {
+            population: *population,
+            draws: *draws,
+            event: Box::new(fold(event)?),
+        },
         Event::RepeatAndSelect { event, selection } => Event::RepeatAndSelect {
             event: Box::new(fold(event)?),
             selection: *selection,
@@ -130,6 +142,7 @@ fn distinct_parts(event: &Event) -> usize {
         Event::SelfComposed { event, .. }
         | Event::PoissonSampled { event, .. }
         | Event::SampledWithoutReplacement { event, .. }
+        | Event::SampledWithReplacement { event, .. }
         | Event::RepeatAndSelect { event, .. } => distinct_parts(event),
         _ => 0,
     }

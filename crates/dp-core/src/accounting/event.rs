@@ -6,8 +6,8 @@
 //! an [`crate::accounting::Accountant`] turns events into (ε, δ). Compatibility rule, as in
 //! dp_accounting: never change what a variant means; add a variant instead.
 //!
-//! All events but [`Event::SampledWithoutReplacement`] are for add/remove-one neighbouring
-//! datasets ([`Event::neighbours`]). Sensitivities are normalised to 1: a Gaussian with noise σ
+//! All events but [`Event::SampledWithoutReplacement`] and [`Event::SampledWithReplacement`]
+//! are for add/remove-one neighbouring datasets ([`Event::neighbours`]). Sensitivities are normalised to 1: a Gaussian with noise σ
 //! on a query of ℓ2 sensitivity Δ is `Gaussian { noise_multiplier: σ/Δ }`.
 
 use serde::{Deserialize, Serialize};
@@ -25,7 +25,7 @@ pub enum Neighbours {
     /// Datasets that differ by adding or removing one record (every event but one).
     AddRemove,
     /// Datasets of the same public size that differ in one record
-    /// ([`Event::SampledWithoutReplacement`]).
+    /// ([`Event::SampledWithoutReplacement`], [`Event::SampledWithReplacement`]).
     ReplaceOne,
 }
 
@@ -111,6 +111,21 @@ pub enum Event {
         /// The mechanism run on the lot.
         event: Box<Event>,
     },
+    /// `event` run on a batch of `draws` records drawn uniformly *with replacement* from the
+    /// `population` records, afresh each time it runs (Iyengar et al.'s P-FW minibatches).
+    ///
+    /// Replace-one neighbours, as [`Event::SampledWithoutReplacement`]. `event`'s parameters
+    /// are per copy: its guarantee is against replacing one element of the batch, so a record
+    /// drawn k times costs k of them (group privacy). Accountants support it around a pure
+    /// ε-DP event, through the bound of [`crate::accounting::with_replacement`].
+    SampledWithReplacement {
+        /// n, the records drawn from (≥ 1).
+        population: u64,
+        /// m, the draws per batch (≤ [`crate::accounting::with_replacement::MAX_DRAWS`]).
+        draws: u64,
+        /// The mechanism run on the batch, per copy.
+        event: Box<Event>,
+    },
     /// `count` independent runs of `event` (adaptive composition).
     SelfComposed {
         /// The repeated mechanism.
@@ -144,6 +159,7 @@ impl Event {
             Event::NonPrivate => true,
             Event::PoissonSampled { event, .. }
             | Event::SampledWithoutReplacement { event, .. }
+            | Event::SampledWithReplacement { event, .. }
             | Event::SelfComposed { event, .. }
             | Event::RepeatAndSelect { event, .. } => event.contains_non_private(),
             Event::Composed(v) | Event::Mixture(v) => v.iter().any(Event::contains_non_private),
@@ -183,6 +199,28 @@ impl Event {
         check_sampling_rate(rate)?;
         Ok(Event::SampledWithoutReplacement {
             rate,
+            event: Box::new(event),
+        })
+    }
+
+    /// Checked `SampledWithReplacement` event: a population of at least one record and at most
+    /// [`crate::accounting::with_replacement::MAX_DRAWS`] draws.
+    pub fn sampled_with_replacement(population: u64, draws: u64, event: Event) -> Result<Event> {
+        ensure(
+            population >= 1,
+            "population",
+            population as f64,
+            "must be >= 1",
+        )?;
+        ensure(
+            draws <= crate::accounting::with_replacement::MAX_DRAWS,
+            "draws",
+            draws as f64,
+            "must be <= 1,000,000",
+        )?;
+        Ok(Event::SampledWithReplacement {
+            population,
+            draws,
             event: Box::new(event),
         })
     }
@@ -235,7 +273,9 @@ impl Event {
         match self {
             Event::NoOp | Event::NonPrivate => Ok(None),
             // The inner event's parameters are in replace-one units; the relation is this one.
-            Event::SampledWithoutReplacement { .. } => Ok(Some(Neighbours::ReplaceOne)),
+            Event::SampledWithoutReplacement { .. } | Event::SampledWithReplacement { .. } => {
+                Ok(Some(Neighbours::ReplaceOne))
+            }
             Event::PoissonSampled { event, .. } => {
                 join(Some(Neighbours::AddRemove), event.neighbours()?)
             }
@@ -274,6 +314,7 @@ impl Event {
             Event::ObjPert(_) => "ObjPert",
             Event::PoissonSampled { .. } => "PoissonSampled",
             Event::SampledWithoutReplacement { .. } => "SampledWithoutReplacement",
+            Event::SampledWithReplacement { .. } => "SampledWithReplacement",
             Event::SelfComposed { .. } => "SelfComposed",
             Event::Composed(_) => "Composed",
             Event::Mixture(_) => "Mixture",

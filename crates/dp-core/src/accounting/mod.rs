@@ -1,8 +1,8 @@
 //! Privacy accounting: [`Event`]s describe what a mechanism did, an [`Accountant`] (RDP or PLD)
 //! composes them and answers ε(δ) or δ(ε), and [`calibrate()`] finds the noise that meets a
 //! [`Target`]. The per-mechanism math lives in its own module (`gaussian`,
-//! `subsampled_gaussian`, `subsampled_gaussian_wor`, `objpert`, `neel`, `private_selection`,
-//! `pld`); [`HonestTuning`] is the one calibration for honest hyperparameter tuning.
+//! `subsampled_gaussian`, `subsampled_gaussian_wor`, `with_replacement`, `objpert`, `neel`,
+//! `private_selection`, `pld`); [`HonestTuning`] is the one calibration for honest hyperparameter tuning.
 pub mod pld;
 
 pub mod accountant;
@@ -27,6 +27,7 @@ pub mod rdp_curve;
 pub mod relation;
 pub mod subsampled_gaussian;
 pub mod subsampled_gaussian_wor;
+pub mod with_replacement;
 
 pub use accountant::{Accountant, epsilon_of};
 pub use calibrate::{Bracket, Target, calibrate};

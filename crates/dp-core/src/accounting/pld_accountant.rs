@@ -10,6 +10,7 @@ use crate::accounting::accountant::Accountant;
 use crate::accounting::event::Event;
 use crate::accounting::pld::{Pld, PldConfig};
 use crate::accounting::rdp_accountant::RdpAccountant;
+use crate::accounting::with_replacement;
 use crate::error::{DpError, Result, check_delta, check_nonnegative};
 
 /// PLD accountant (pessimistic connect-the-dots discretisation, [`PldConfig`]).
@@ -111,6 +112,17 @@ impl PldAccountant {
                 op.lipschitz,
                 cfg,
             )?),
+            Event::SampledWithReplacement {
+                population,
+                draws,
+                event: inner,
+            } => match inner.as_ref() {
+                Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 => {
+                    let (e, d) = with_replacement::truncated(*epsilon, *draws, *population)?;
+                    Pld::epsilon_delta(e, d, cfg)?
+                }
+                _ => return Err(unsupported(event, WITH_REPLACEMENT)),
+            },
             Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
                 Event::Gaussian { noise_multiplier } => {
                     Some(Pld::subsampled_gaussian(*rate, *noise_multiplier, cfg)?)
@@ -136,6 +148,8 @@ impl PldAccountant {
 }
 
 const SAMPLED: &str = "Poisson sampling is implemented for the Gaussian only";
+
+const WITH_REPLACEMENT: &str = "sampling with replacement is taken around a pure ε-DP event only";
 
 fn unsupported(event: &Event, reason: &'static str) -> DpError {
     DpError::Unsupported {
@@ -173,6 +187,12 @@ impl Accountant for PldAccountant {
                 event,
                 "(ε, δ) events are not discretised; use the RDP accountant (δ = 0) instead",
             )),
+            // Taken with or without pure releases: its step is (ε′, δ)-DP, not a pure release,
+            // and no calibration aims at it.
+            Event::SampledWithReplacement { event: inner, .. } => match inner.as_ref() {
+                Event::EpsilonDelta { delta, .. } if *delta == 0.0 => Ok(()),
+                _ => Err(unsupported(event, WITH_REPLACEMENT)),
+            },
             Event::SampledWithoutReplacement { .. } => Err(unsupported(
                 event,
                 "sampling without replacement (replace-one neighbours) has no PLD here; use the \

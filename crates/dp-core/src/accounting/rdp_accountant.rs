@@ -16,6 +16,7 @@ use crate::accounting::gaussian;
 use crate::accounting::rdp_curve::{Conversion, RdpCurve, default_orders};
 use crate::accounting::subsampled_gaussian::SubsampledGaussian;
 use crate::accounting::subsampled_gaussian_wor::WorGaussian;
+use crate::accounting::with_replacement;
 use crate::error::{DpError, Result, check_delta, check_nonnegative};
 
 /// Per-sampling-rate subsampled-Gaussian tables, shared by the accountants made with
@@ -190,6 +191,7 @@ impl RdpAccountant {
             eps: vec![v; orders.len()],
         };
         let leaf = |curve: &dyn Fn() -> Result<RdpCurve>| build.then(curve).transpose();
+
         match event {
             Event::NoOp => leaf(&|| Ok(constant(0.0))),
             Event::NonPrivate => leaf(&|| Ok(constant(f64::INFINITY))),
@@ -221,6 +223,18 @@ impl RdpAccountant {
                     leaf(&|| self.wor(*noise_multiplier)?.curve(*rate, orders))
                 }
                 _ => Err(unsupported(event, WOR_GAUSSIAN_ONLY)),
+            },
+            Event::SampledWithReplacement {
+                population,
+                draws,
+                event: inner,
+            } => match inner.as_ref() {
+                Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 => leaf(&|| {
+                    let e = with_replacement::pure_epsilon(*epsilon, *draws, *population)?;
+                    // Pure ε′-DP, as an EpsilonDelta{ε′, 0} below.
+                    RdpCurve::try_from_fn(orders, |a| Ok(e.min(0.5 * a * e * e)))
+                }),
+                _ => Err(unsupported(event, WR_PURE_ONLY)),
             },
             Event::SelfComposed { event, count } => {
                 Ok(self.walk(event, build)?.map(|c| c.scaled(*count)))
@@ -267,6 +281,9 @@ const APPROXIMATE_DP: &str = "an (ε, δ) guarantee with δ > 0 has no RDP curve
 
 const POISSON_GAUSSIAN_ONLY: &str =
     "RDP amplification by Poisson sampling is implemented for the Gaussian only";
+
+const WR_PURE_ONLY: &str =
+    "amplification by sampling with replacement is implemented for pure ε-DP only";
 
 const WOR_GAUSSIAN_ONLY: &str =
     "RDP amplification by sampling without replacement is implemented for the Gaussian only";

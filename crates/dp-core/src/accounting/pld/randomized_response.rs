@@ -9,7 +9,7 @@
 
 use super::discretise::share_up;
 use super::{Pld, PldConfig, Pmf};
-use crate::error::{DpError, Result, check_nonnegative};
+use crate::error::{DpError, Result, check_nonnegative, ensure};
 
 /// The most grid points one atom pair may span: ε up to 500 at the default h = 1e-4.
 const MAX_POINTS: f64 = 1e7;
@@ -22,9 +22,23 @@ impl Pld {
     /// Q would read, swapped, as an event only D shows. `None` for ε = 0, which releases
     /// nothing.
     pub fn randomized_response(epsilon: f64, config: &PldConfig) -> Result<Option<Self>> {
+        Self::epsilon_delta(epsilon, 0.0, config)
+    }
+
+    /// The PLD of the pair that dominates every (ε, δ)-DP mechanism (Kairouz, Oh & Viswanath
+    /// 2015, Thm 2.4; Murtagh & Vadhan 2016): with chance δ an outcome only D shows (loss +∞),
+    /// otherwise ε-randomised response. δ = 0 is [`Pld::randomized_response`]. `None` for
+    /// ε = δ = 0, which releases nothing.
+    pub fn epsilon_delta(epsilon: f64, delta: f64, config: &PldConfig) -> Result<Option<Self>> {
         check_nonnegative("epsilon", epsilon)?;
+        ensure(
+            (0.0..1.0).contains(&delta),
+            "delta",
+            delta,
+            "must be in [0, 1)",
+        )?;
         config.validate()?;
-        if epsilon == 0.0 {
+        if epsilon == 0.0 && delta == 0.0 {
             return Ok(None);
         }
         let h = config.grid_step;
@@ -38,16 +52,16 @@ impl Pld {
         let hi = (epsilon / h).floor() as i64 + 1;
         let mut probs = vec![0.0; (hi - lo + 1) as usize];
         // σ(−ε) = 1/(1 + e^ε), computed without cancellation for large ε.
-        let low = 1.0 / (1.0 + epsilon.exp());
+        let low = (1.0 - delta) / (1.0 + epsilon.exp());
         let one_m_decay = -(-h).exp_m1();
-        for (loss, mass) in [(-epsilon, low), (epsilon, 1.0 - low)] {
+        for (loss, mass) in [(-epsilon, low), (epsilon, 1.0 - delta - low)] {
             let below = (loss / h).floor();
             let up = share_up(below * h - loss, one_m_decay);
             let i = (below as i64 - lo) as usize;
             probs[i] += mass * (1.0 - up);
             probs[i + 1] += mass * up;
         }
-        let pmf = Pmf::new(h, lo, probs, 0.0)?;
+        let pmf = Pmf::new(h, lo, probs, delta)?;
         Pld::from_pmfs(pmf, None, config).map(Some)
     }
 }

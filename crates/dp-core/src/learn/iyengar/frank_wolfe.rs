@@ -13,6 +13,13 @@
 //! Lap(b) is then (2Δ/b)-DP per step, and the event is T pure-DP steps,
 //! `SelfComposed(EpsilonDelta{2Δ/b, 0}, T)`. Δ is the replace-one sensitivity (the paper's
 //! relation); it also bounds the add/remove change of the mean, whose denominator moves by one.
+//!
+//! Paper mode's mean is over m = 1,000 draws with replacement: replacing one *copy* moves a
+//! score by 2LC₁/m = Δ·n/m, so a step is (2Δn/(mb))-DP per copy, and a row drawn k times costs
+//! k copies. The event says so, `SampledWithReplacement{n, m, EpsilonDelta{2Δn/(mb), 0}}` per
+//! step, and the accountants take its amplified bound (`accounting::with_replacement`,
+//! `docs/derivations.md` §9). The authors account it as the full-gradient step 2Δ/b, which
+//! under-reports, the more so the larger ε: a row drawn twice is not covered by it.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -110,7 +117,7 @@ pub struct Pfw {
 pub struct PfwReport {
     /// b: scale of the Laplace noise on every score.
     pub noise: f64,
-    /// ε of one report-noisy-max step, 2Δ/b.
+    /// ε of one report-noisy-max step on the full gradient, 2Δ/b ([`Pfw::step_epsilon`]).
     pub step_epsilon: f64,
     /// Rows per step (`None`: the full gradient).
     pub minibatch: Option<usize>,
@@ -146,7 +153,8 @@ impl Pfw {
         2.0 * self.spec.linf * self.spec.l1_radius * self.spec.loss.max_abs_deriv() / self.n as f64
     }
 
-    /// ε of one step at scale b: 2Δ/b.
+    /// ε of one step on the full gradient at scale b, 2Δ/b: what the authors account per step
+    /// in paper mode too, where the event pays more (module docs).
     pub fn step_epsilon(&self) -> f64 {
         2.0 * self.sensitivity() / self.scale
     }
@@ -160,9 +168,19 @@ impl Pfw {
     }
 
     fn event_at(&self, scale: f64) -> Event {
-        let step = Event::EpsilonDelta {
-            epsilon: 2.0 * self.sensitivity() / scale,
-            delta: 0.0,
+        let step = match self.minibatch() {
+            None => Event::EpsilonDelta {
+                epsilon: 2.0 * self.sensitivity() / scale,
+                delta: 0.0,
+            },
+            Some(m) => Event::SampledWithReplacement {
+                population: self.n as u64,
+                draws: m as u64,
+                event: Box::new(Event::EpsilonDelta {
+                    epsilon: 2.0 * self.sensitivity() * self.n as f64 / m as f64 / scale,
+                    delta: 0.0,
+                }),
+            },
         };
         step.self_composed(self.spec.steps)
     }
@@ -310,11 +328,9 @@ impl Mechanism for Pfw {
         "pfw"
     }
 
-    /// T report-noisy-max steps of ε₀ = 2Δ/b at the scale actually used. In paper mode this is
-    /// an approximation that ignores the subsampling: the 1,000-row minibatch drawn with
-    /// replacement has per-score sensitivity 2LC₁k/1000 for a row drawn k times, and k is not
-    /// bounded below 1,000, so paper-mode P-FW as run is not covered; its ε is that of the
-    /// full-gradient mechanism with the same b.
+    /// T report-noisy-max steps at the scale actually used: ε₀ = 2Δ/b each on the full
+    /// gradient; in paper mode each on 1,000 rows drawn with replacement, ε₀·n/1,000 per copy
+    /// (module docs).
     fn event(&self) -> Event {
         self.event_at(self.scale)
     }
