@@ -119,7 +119,8 @@ impl Certifier {
         let Event::Composed(parts) = event else {
             return None;
         };
-        if parts.len() < 2 {
+        // Parts proved for different relations cannot be summed into either relation's ε.
+        if parts.len() < 2 || event.neighbours().is_err() {
             return None;
         }
         let share = delta / parts.len() as f64;
@@ -180,6 +181,28 @@ mod tests {
         assert!(c.joint(&pure, 1e-9).unwrap() > 0.7);
         let three = Event::Composed(vec![pure.clone(), pure.clone(), pure]);
         assert!((c.epsilon(&three, 1e-9).unwrap() - 2.1).abs() < 1e-12);
+    }
+
+    /// A top-level composition of parts proved for different relations is refused, not summed
+    /// part by part; a relation-free part (a validation score) composes with either.
+    #[test]
+    fn parts_of_different_relations_are_not_summed() {
+        let c = Certifier::new();
+        let poisson = Event::dpsgd(0.01, 1.1, 100).unwrap();
+        let wor = Event::dpsgd_without_replacement(0.01, 1.1, 100).unwrap();
+        assert!(
+            c.epsilon(&Event::Composed(vec![poisson, wor.clone()]), 1e-5)
+                .is_err()
+        );
+        let score = Event::epsilon_delta(0.1, 0.0).unwrap();
+        let swr = Event::sampled_with_replacement(1000, 100, score.clone())
+            .unwrap()
+            .self_composed(10);
+        for train in [wor, swr] {
+            let e = Event::Composed(vec![train.clone(), score.clone()]);
+            let both = c.epsilon(&e, 1e-5).unwrap();
+            assert!(both > c.epsilon(&train, 1e-5).unwrap(), "{}", train.kind());
+        }
     }
 
     #[test]

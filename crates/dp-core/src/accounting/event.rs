@@ -6,14 +6,19 @@
 //! an [`crate::accounting::Accountant`] turns events into (ε, δ). Compatibility rule, as in
 //! dp_accounting: never change what a variant means; add a variant instead.
 //!
-//! All events but [`Event::SampledWithoutReplacement`] and [`Event::SampledWithReplacement`]
-//! are for add/remove-one neighbouring datasets ([`Event::neighbours`]). Sensitivities are normalised to 1: a Gaussian with noise σ
-//! on a query of ℓ2 sensitivity Δ is `Gaussian { noise_multiplier: σ/Δ }`.
+//! Sampling events carry their neighbouring relation ([`Event::neighbours`]): Poisson sampling
+//! is for add/remove-one neighbours, [`Event::SampledWithoutReplacement`] and
+//! [`Event::SampledWithReplacement`] for replace-one. `Gaussian` and `EpsilonDelta` carry none:
+//! their sensitivities are in the units of the relation they are certified under, as in the
+//! JSON vocabulary (`event_json`). `ObjPert` is add/remove (its bound is proved for it).
+//! Sensitivities are normalised to 1: a Gaussian with noise σ on a query of ℓ2 sensitivity Δ
+//! is `Gaussian { noise_multiplier: σ/Δ }`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::accounting::objpert::ObjPert;
 use crate::accounting::private_selection::Selection;
+use crate::accounting::with_replacement;
 use crate::error::{
     DpError, Result, check_nonnegative, check_positive, check_sampling_rate, ensure,
 };
@@ -261,7 +266,9 @@ impl Event {
     }
 
     /// The neighbouring relation this event's guarantee is for: `None` when it holds for any
-    /// (`NoOp`, `NonPrivate`), an error when its parts mix relations (then it bounds neither).
+    /// (`NoOp`, `NonPrivate`) or is read in the units of the relation it is certified under
+    /// (`Gaussian`, `EpsilonDelta`: a validation score's Laplace count moves by one under
+    /// either), an error when its parts mix relations (then it bounds neither).
     pub fn neighbours(&self) -> Result<Option<Neighbours>> {
         let join = |a: Option<Neighbours>, b: Option<Neighbours>| match (a, b) {
             (Some(x), Some(y)) if x != y => Err(DpError::Invalid(format!(
@@ -271,7 +278,10 @@ impl Event {
             (x, y) => Ok(x.or(y)),
         };
         match self {
-            Event::NoOp | Event::NonPrivate => Ok(None),
+            Event::NoOp
+            | Event::NonPrivate
+            | Event::EpsilonDelta { .. }
+            | Event::Gaussian { .. } => Ok(None),
             // The inner event's parameters are in replace-one units; the relation is this one.
             Event::SampledWithoutReplacement { .. } | Event::SampledWithReplacement { .. } => {
                 Ok(Some(Neighbours::ReplaceOne))
@@ -285,19 +295,28 @@ impl Event {
             Event::Composed(events) | Event::Mixture(events) => events
                 .iter()
                 .try_fold(None, |acc, e| join(acc, e.neighbours()?)),
-            Event::EpsilonDelta { .. } | Event::Gaussian { .. } | Event::ObjPert(_) => {
-                Ok(Some(Neighbours::AddRemove))
-            }
+            Event::ObjPert(_) => Ok(Some(Neighbours::AddRemove)),
         }
     }
 
-    /// The ε of basic composition when every part is pure ε-DP (`NoOp`, `EpsilonDelta{ε, 0}`
-    /// and compositions of them): the bound that holds with δ = 0. `None` for anything else,
-    /// including amplified or selected pure parts, whose bounds here are approximate.
+    /// The ε of basic composition when every part is pure ε-DP (`NoOp`, `EpsilonDelta{ε, 0}`,
+    /// a `SampledWithReplacement` around one at its ε′, and compositions of them): the bound
+    /// that holds with δ = 0. `None` for anything else, including Poisson-amplified or
+    /// selected pure parts, whose bounds here are approximate.
     pub fn pure_epsilon(&self) -> Option<f64> {
         match self {
             Event::NoOp => Some(0.0),
             Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 => Some(*epsilon),
+            Event::SampledWithReplacement {
+                population,
+                draws,
+                event,
+            } => match event.as_ref() {
+                Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 => {
+                    with_replacement::pure_epsilon(*epsilon, *draws, *population).ok()
+                }
+                _ => None,
+            },
             Event::SelfComposed { event, count } => Some(event.pure_epsilon()? * *count as f64),
             Event::Composed(parts) => parts.iter().map(Event::pure_epsilon).sum(),
             _ => None,

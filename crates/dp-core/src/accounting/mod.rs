@@ -2,7 +2,8 @@
 //! composes them and answers ε(δ) or δ(ε), and [`calibrate()`] finds the noise that meets a
 //! [`Target`]. The per-mechanism math lives in its own module (`gaussian`,
 //! `subsampled_gaussian`, `subsampled_gaussian_wor`, `with_replacement`, `objpert`, `neel`,
-//! `private_selection`, `pld`); [`HonestTuning`] is the one calibration for honest hyperparameter tuning.
+//! `private_selection`, `pld`); [`HonestTuning`] is the one calibration for honest
+//! hyperparameter tuning.
 pub mod pld;
 
 pub mod accountant;

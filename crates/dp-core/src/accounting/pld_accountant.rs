@@ -94,6 +94,44 @@ impl PldAccountant {
         self.pld_of(event)
     }
 
+    /// Whether `event` has a privacy-loss distribution here (the dispatch of `pld_of`).
+    fn discretisable(&self, event: &Event) -> Result<()> {
+        match event {
+            Event::RepeatAndSelect { .. } => Err(unsupported(
+                event,
+                "private-selection bounds (Papernot & Steinke) are RDP bounds; use the RDP accountant",
+            )),
+            Event::Mixture(_) => Err(unsupported(
+                event,
+                "a mixture is bounded by its worst component's RDP curve; use the RDP accountant",
+            )),
+            Event::EpsilonDelta { delta, .. } if *delta == 0.0 && self.pure_dp => Ok(()),
+            Event::EpsilonDelta { .. } => Err(unsupported(
+                event,
+                "(ε, δ) events are not discretised; use the RDP accountant (δ = 0) instead",
+            )),
+            // Taken with or without pure releases: its step is (ε′, δ)-DP, not a pure release,
+            // and no calibration aims at it.
+            Event::SampledWithReplacement { event: inner, .. } => match inner.as_ref() {
+                Event::EpsilonDelta { delta, .. } if *delta == 0.0 => Ok(()),
+                _ => Err(unsupported(event, WITH_REPLACEMENT)),
+            },
+            Event::SampledWithoutReplacement { .. } => Err(unsupported(
+                event,
+                "sampling without replacement (replace-one neighbours) has no PLD here; use the \
+                 RDP accountant",
+            )),
+            Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
+                Event::Gaussian { .. } => Ok(()),
+                other if *rate == 1.0 => self.discretisable(other),
+                _ => Err(unsupported(event, SAMPLED)),
+            },
+            Event::SelfComposed { event, .. } => self.discretisable(event),
+            Event::Composed(events) => events.iter().try_for_each(|e| self.discretisable(e)),
+            _ => Ok(()),
+        }
+    }
+
     /// PLD of one event; `None` for an event that releases nothing.
     fn pld_of(&self, event: &Event) -> Result<Option<Pld>> {
         let cfg = &self.config;
@@ -172,41 +210,11 @@ impl Accountant for PldAccountant {
         "PLD"
     }
 
+    /// Whether the event has a PLD here, and the RDP half (which compose also feeds, and
+    /// which refuses an event whose relation differs from what it composed) takes it too.
     fn supports(&self, event: &Event) -> Result<()> {
-        match event {
-            Event::RepeatAndSelect { .. } => Err(unsupported(
-                event,
-                "private-selection bounds (Papernot & Steinke) are RDP bounds; use the RDP accountant",
-            )),
-            Event::Mixture(_) => Err(unsupported(
-                event,
-                "a mixture is bounded by its worst component's RDP curve; use the RDP accountant",
-            )),
-            Event::EpsilonDelta { delta, .. } if *delta == 0.0 && self.pure_dp => Ok(()),
-            Event::EpsilonDelta { .. } => Err(unsupported(
-                event,
-                "(ε, δ) events are not discretised; use the RDP accountant (δ = 0) instead",
-            )),
-            // Taken with or without pure releases: its step is (ε′, δ)-DP, not a pure release,
-            // and no calibration aims at it.
-            Event::SampledWithReplacement { event: inner, .. } => match inner.as_ref() {
-                Event::EpsilonDelta { delta, .. } if *delta == 0.0 => Ok(()),
-                _ => Err(unsupported(event, WITH_REPLACEMENT)),
-            },
-            Event::SampledWithoutReplacement { .. } => Err(unsupported(
-                event,
-                "sampling without replacement (replace-one neighbours) has no PLD here; use the \
-                 RDP accountant",
-            )),
-            Event::PoissonSampled { rate, event: inner } => match inner.as_ref() {
-                Event::Gaussian { .. } => Ok(()),
-                other if *rate == 1.0 => self.supports(other),
-                _ => Err(unsupported(event, SAMPLED)),
-            },
-            Event::SelfComposed { event, .. } => self.supports(event),
-            Event::Composed(events) => events.iter().try_for_each(|e| self.supports(e)),
-            _ => Ok(()),
-        }
+        self.discretisable(event)?;
+        self.rdp.supports(event)
     }
 
     fn compose(&mut self, event: &Event, count: u64) -> Result<&mut Self> {

@@ -28,7 +28,7 @@
 //! **With δ, for large ε.** ε′ pays in full for the least likely batch (x drawn m times),
 //! which is ruinous once kε outgrows ln(1/w_k). Revealing whether k > K splits the step: given
 //! k ≤ K the claim holds on those k alone (ε′_K, the same maximum over k ≤ K: it does not
-//! change when the weights are renormalised), and k > K has chance δ_K = P[k > K]. So the step
+//! change when the weights are renormalised), and k > K has chance δ_K = P(k > K). So the step
 //! is (ε′_K, δ_K)-DP: P(E) ≤ e^{ε′_K}Q(E) + δ_K. [`truncated`] takes the least K with
 //! δ_K ≤ [`TAIL`]; the PLD accountant composes that pair, RDP the pure ε′, and the certifier
 //! keeps the smaller answer.
@@ -39,8 +39,8 @@ use crate::special::{ln_factorial, log_add_exp};
 /// Most draws per batch (memory and time grow linearly with it).
 pub const MAX_DRAWS: u64 = 1_000_000;
 
-/// δ_K a truncated bound leaves to chance ([`truncated`]): the PLD accountant's own
-/// truncation budget.
+/// δ_K a truncated bound leaves to chance ([`truncated`]): the default PLD truncation
+/// budget τ.
 pub const TAIL: f64 = 1e-15;
 
 /// ε′ of the module's claim: one ε-per-copy pure step on `draws` rows drawn with replacement
@@ -51,7 +51,10 @@ pub fn pure_epsilon(per_copy: f64, draws: u64, population: u64) -> Result<f64> {
     if draws == 0 || per_copy == 0.0 {
         return Ok(0.0);
     }
-    Ok(shaded(max_ratio(&ln_weights(draws, population), per_copy)))
+    Ok(shaded(
+        max_ratio(&ln_weights(draws, population), per_copy),
+        draws,
+    ))
 }
 
 /// (ε′_K, δ_K) of the module docs for the least K with δ_K ≤ [`TAIL`]: the step is
@@ -62,19 +65,20 @@ pub fn truncated(per_copy: f64, draws: u64, population: u64) -> Result<(f64, f64
         return Ok((0.0, 0.0));
     }
     let ln_w = ln_weights(draws, population);
-    // ln P[k > K] for K = m, m − 1, …, until it passes TAIL.
+    // ln P(k > K) for K = m, m − 1, …, while it stays within TAIL once shaded up by the
+    // weights' round-off (relative, as the error of ln w_k is absolute).
+    let up = 1.0 + 1e-9 + margin(draws);
     let (mut last, mut tail) = (ln_w.len() - 1, f64::NEG_INFINITY);
     while last > 0 {
         let with = log_add_exp(tail, ln_w[last]);
-        if with > TAIL.ln() {
+        if with.exp() * up > TAIL {
             break;
         }
         tail = with;
         last -= 1;
     }
-    // Shaded up past the round-off of the log-sum.
-    let delta = (tail.exp() * (1.0 + 1e-9)).min(TAIL);
-    Ok((shaded(max_ratio(&ln_w[..=last], per_copy)), delta))
+    let delta = tail.exp() * up;
+    Ok((shaded(max_ratio(&ln_w[..=last], per_copy), draws), delta))
 }
 
 /// The claim's maximum over K of ln(num/den), for the k = 0..ln_w.len() − 1 given.
@@ -92,7 +96,8 @@ fn max_ratio(ln_w: &[f64], per_copy: f64) -> f64 {
     let mut best = f64::NEG_INFINITY;
     for k_high in 1..=m + 1 {
         let ratio = log_add_exp(low_num, high_num[k_high]) - log_add_exp(low_den, high_den[k_high]);
-        best = best.max(ratio);
+        // NaN only from ∞ − ∞, where kε overflowed: the bound is then ∞, never dropped.
+        best = best.max(if ratio.is_nan() { f64::INFINITY } else { ratio });
         if k_high <= m {
             low_num = log_add_exp(low_num, ln_w[k_high]);
             low_den = log_add_exp(low_den, ln_w[k_high] - k_high as f64 * per_copy);
@@ -101,10 +106,17 @@ fn max_ratio(ln_w: &[f64], per_copy: f64) -> f64 {
     best.max(0.0)
 }
 
-/// Shaded up past the round-off of the log-sums (a few ulps each), so that a bound is never
-/// below the exact maximum.
-fn shaded(eps: f64) -> f64 {
-    eps * (1.0 + 1e-12) + 1e-15
+/// Shaded up past the round-off of the log-sums (a few ulps each) and of the weights
+/// ([`margin`]), so that a bound is never below the exact maximum.
+fn shaded(eps: f64, draws: u64) -> f64 {
+    eps * (1.0 + 1e-12) + margin(draws) + 1e-15
+}
+
+/// A bound on the absolute round-off of ln w_k: ln(m − k)! and ln k! are within a few ulps of
+/// ln m! ≤ (m + 1) ln(m + 1) each (1.2e-11 at m = 1,000; 2.5e-8 at the cap).
+fn margin(draws: u64) -> f64 {
+    let m = draws as f64 + 1.0;
+    8.0 * m * m.ln() * f64::EPSILON
 }
 
 fn check(per_copy: f64, draws: u64, population: u64) -> Result<()> {
@@ -240,7 +252,7 @@ mod tests {
 
     #[test]
     fn limits_group_privacy_and_no_amplification_past_it() {
-        assert_eq!(pure_epsilon(0.3, 7, 1).unwrap(), shaded(0.3 * 7.0));
+        assert_eq!(pure_epsilon(0.3, 7, 1).unwrap(), shaded(0.3 * 7.0, 7));
         assert_eq!(pure_epsilon(0.0, 7, 10).unwrap(), 0.0);
         assert_eq!(pure_epsilon(0.3, 0, 10).unwrap(), 0.0);
         // Never above group privacy over the whole batch, and a larger population dilutes.
@@ -318,7 +330,7 @@ mod tests {
         );
         assert!((e - brute_upto(2.0, 40, 4, keep as u64)).abs() < 1e-9);
         // n = 1 has no tail: group privacy, δ = 0.
-        assert_eq!(truncated(0.5, 4, 1).unwrap(), (shaded(2.0), 0.0));
+        assert_eq!(truncated(0.5, 4, 1).unwrap(), (shaded(2.0, 4), 0.0));
     }
 
     /// Both accountants read the event, under replace-one only: RDP as T pure ε′ steps, PLD

@@ -65,3 +65,43 @@ impl Pld {
         Pld::from_pmfs(pmf, None, config).map(Some)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The (ε, δ) pair's hockey-stick divergences in closed form: δ at every ε′ ≥ ε (the
+    /// outcome only D shows), δ + (1 − δ)·tanh(ε/2) at 0; k-fold, the infinite masses
+    /// combine as 1 − (1 − δ)^k and the rest is k-fold randomised response scaled by
+    /// (1 − δ)^k.
+    #[test]
+    fn the_epsilon_delta_pair_is_randomised_response_beside_an_infinite_loss() {
+        let cfg = PldConfig::default();
+        let h = cfg.grid_step;
+        for &(eps, delta) in &[(0.5, 1e-6), (2.0, 1e-3), (0.0, 1e-4)] {
+            let pld = Pld::epsilon_delta(eps, delta, &cfg).unwrap().unwrap();
+            let d = pld.delta(eps + 2.0 * h).unwrap();
+            assert!(
+                d >= delta && d < delta * (1.0 + 1e-9) + 1e-15,
+                "{d} vs {delta}"
+            );
+            let at_zero = delta + (1.0 - delta) * (eps / 2.0).tanh();
+            let d0 = pld.delta(0.0).unwrap();
+            assert!(d0 >= at_zero && d0 < at_zero + 2.0 * h, "{d0} vs {at_zero}");
+            if eps == 0.0 {
+                continue;
+            }
+            let rr = Pld::randomized_response(eps, &cfg).unwrap().unwrap();
+            let (three, rr3) = (pld.self_compose(3).unwrap(), rr.self_compose(3).unwrap());
+            let keep = (1.0 - delta).powi(3);
+            for x in [0.0, eps, 2.0 * eps] {
+                let want = 1.0 - keep + keep * rr3.delta(x).unwrap();
+                let got = three.delta(x).unwrap();
+                assert!((got - want).abs() < 1e-9, "ε′ = {x}: {got} vs {want}");
+            }
+        }
+        assert!(Pld::epsilon_delta(0.0, 0.0, &cfg).unwrap().is_none());
+        assert!(Pld::epsilon_delta(1.0, 1.0, &cfg).is_err());
+        assert!(Pld::epsilon_delta(1.0, -0.1, &cfg).is_err());
+    }
+}
