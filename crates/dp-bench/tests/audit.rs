@@ -364,9 +364,11 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
         (
             "trials = 100",
             "canary = \"gradient\"\n",
-            // Paper-mode P-FW has no white-box view: refused, naming the ones that exist.
-            "[methods.pfw]\nkind = \"pfw\"\ncalibration = \"paper\"\nsteps = [10]\nl1_radius = [100]\nlinf_clip = [0.1]\n".to_string(),
-            vec!["certified P-FW's vertices", "canary = \"rare_feature\""],
+            // Paper-mode P-SGD has no white-box view: refused, naming the ones that exist.
+            "[methods.psgd]\nkind = \"psgd\"\ncalibration = \"paper\"\nsteps = [10]\nlambda = [0]\n\
+             lr = [0.1]\nbatch = 50\nradius = [0]\nrow_clip = [1]\n"
+                .to_string(),
+            vec!["P-FW's vertices", "canary = \"rare_feature\""],
         ),
         // The general name limit or the audit's file-name limit, whichever comes first.
         ("trials = 2", "", method(&"m".repeat(300)), vec!["method"]),

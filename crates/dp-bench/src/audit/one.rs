@@ -238,7 +238,7 @@ pub fn check_all(
                     "`audit.canary = {:?}` audits a view of its own (\"gradient\", white-box: \
                      DP-SGD's and certified P-SGD's noisy steps; with loss = \"huber\", \
                      Algorithm 1's and certified AMP's minimiser before its output noise; \
-                     certified P-FW's vertices; certified P-SCPSGD's last iterate; \"queries\": \
+                     P-FW's vertices; certified P-SCPSGD's last iterate; \"queries\": \
                      SVT's released vector), and `methods.{name}` is audited by its final model \
                      only: audit it with `canary = \"rare_feature\"` in a config of its own",
                     canary.key()

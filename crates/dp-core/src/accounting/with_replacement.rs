@@ -135,8 +135,9 @@ fn check(per_copy: f64, draws: u64, population: u64) -> Result<()> {
     Ok(())
 }
 
-/// ln w_k = ln Bin(m, 1/n)(k) for k = 0..=m (−∞ where the chance is 0: k < m when n = 1).
-fn ln_weights(draws: u64, population: u64) -> Vec<f64> {
+/// ln w_k = ln Bin(m, 1/n)(k) for k = 0..=m, the chance that a batch of m draws holds a given
+/// record k times (−∞ where it is 0: k < m when n = 1).
+pub fn ln_weights(draws: u64, population: u64) -> Vec<f64> {
     let m = draws as usize;
     if population == 1 {
         let mut w = vec![f64::NEG_INFINITY; m + 1];

@@ -4,7 +4,6 @@
 
 use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::accounting::{RdpAccountant, Target};
-use dp_core::learn::iyengar::Calibration;
 use dp_core::learn::iyengar::frank_wolfe::{Pfw, PfwSpec};
 use dp_core::learn::{GlmData, GlmLoss, Mechanism};
 use serde::{Deserialize, Serialize};
@@ -107,11 +106,10 @@ impl Grid for PfwGrid {
         report.noise
     }
 
-    /// Certified P-FW's steps are report-noisy-max on the full gradient, its event; paper
-    /// mode's with-replacement minibatches are not what its event accounts.
+    /// Every P-FW step is report-noisy-max, on the full gradient (certified) or on a
+    /// minibatch drawn with replacement (paper), and its event covers either.
     fn white_box(mech: &Pfw) -> Option<Box<dyn WhiteBox>> {
-        (mech.calibration() == Calibration::Certified)
-            .then(|| Box::new(VertexSigns(mech.clone())) as Box<dyn WhiteBox>)
+        Some(Box::new(VertexSigns(mech.clone())))
     }
 }
 

@@ -205,8 +205,9 @@ impl Pfw {
     }
 
     /// The run, calling `visit` on every iterate θ₁ … θ_T with the sign of the vertex it
-    /// stepped to. `extra`, a gradient sum added at every step (a white-box auditor's
-    /// gradient canary, [`Pfw::white_box_signs`]), is taken by the full-gradient loop only.
+    /// stepped to. `extra` is a white-box auditor's gradient canary ([`Pfw::white_box_signs`]):
+    /// the gradient of row 0, which sits at the origin in the auditor's data, added wherever
+    /// that row counts: every step on the full gradient, every draw of it in a minibatch.
     fn run(
         &self,
         data: &GlmData<'_>,
@@ -217,16 +218,9 @@ impl Pfw {
         self.check_data(data)?;
         let mut rng = StdRng::seed_from_u64(seed);
         let mut theta = vec![0.0; data.d()];
-        match (self.minibatch(), extra) {
-            (Some(m), None) => self.run_minibatch(data, m, &mut rng, &mut theta, &mut visit),
-            (Some(_), Some(_)) => {
-                return Err(crate::error::DpError::Invalid(
-                    "a white-box audit of P-FW needs the certified (full-gradient) mode: paper \
-                     mode's with-replacement minibatches are not the event it is accounted as"
-                        .into(),
-                ));
-            }
-            (None, extra) => self.run_full(data, extra, &mut rng, &mut theta, &mut visit),
+        match self.minibatch() {
+            Some(m) => self.run_minibatch(data, m, extra, &mut rng, &mut theta, &mut visit),
+            None => self.run_full(data, extra, &mut rng, &mut theta, &mut visit),
         }
         Ok(theta)
     }
@@ -236,6 +230,7 @@ impl Pfw {
         &self,
         data: &GlmData<'_>,
         m: usize,
+        extra: Option<&[f64]>,
         rng: &mut StdRng,
         theta: &mut [f64],
         visit: &mut impl FnMut(&[f64], f64),
@@ -246,6 +241,10 @@ impl Pfw {
             g.iter_mut().for_each(|v| *v = 0.0);
             for _ in 0..m {
                 let r = rng.random_range(0..n);
+                if let (0, Some(canary)) = (r, extra) {
+                    g.iter_mut().zip(canary).for_each(|(gj, c)| *gj += c);
+                    continue;
+                }
                 let row = x.row(r);
                 let dv = self.spec.loss.deriv(row.dot(theta), y[r]);
                 if dv != 0.0 {

@@ -1,6 +1,6 @@
-//! The white-box view of P-FW: the production loop on the auditor's dataset, refused where
-//! it would not be the certified mechanism, and each step the randomised response at Δ/b the
-//! module's analysis predicts.
+//! The white-box view of P-FW: the production loop on the auditor's dataset, and each step the
+//! randomised response the module's analysis predicts (at Δ/b on the full gradient; the
+//! mixture over the canary's copies on paper mode's minibatches).
 
 use super::*;
 use crate::accounting::calibrate::Target;
@@ -26,7 +26,8 @@ fn bad_views_are_refused() {
     let certified = pfw(Calibration::Certified, 1.0, 5);
     assert_eq!(certified.white_box_signs(4, 1, &[0.1; 4]).unwrap().len(), 5);
     let paper = pfw(Calibration::Paper, 1.0, 5);
-    assert!(paper.white_box_signs(4, 1, &[0.1; 4]).is_err());
+    assert_eq!(paper.white_box_signs(4, 1, &[0.1; 4]).unwrap().len(), 5);
+    assert!(paper.white_box_signs(4, 1, &[0.1; 3]).is_err());
     assert!(certified.white_box_signs(4, 1, &[0.1; 3]).is_err());
     assert!(
         certified
@@ -62,6 +63,35 @@ fn each_step_is_randomised_response_at_half_the_certified_step() {
     assert!((on_d + exact).abs() < 0.25, "{on_d} vs {}", -exact);
     // The quadrature: the Gumbel limit Δ/b for many features, never the certificate's 2Δ/b.
     assert!((exact - half).abs() < 0.05 * half, "{exact} vs {half}");
+}
+
+/// Paper mode on n = 1,000 rows, 1,000 draws a batch: the canary is drawn k ~ Bin(1000,
+/// 1/1000) times, about Poisson(1), so its step is the mixture over k. The simulated log-odds
+/// of + vertices match the mixture's, and the certificate's per-step ε′ is above it.
+#[test]
+fn paper_mode_steps_are_the_mixture_over_the_canary_copies() {
+    let mech = pfw(Calibration::Paper, 40.0, 10);
+    let d = 64;
+    let rate = |g: f64| -> f64 {
+        let canary = vec![g; d];
+        let (mut plus, mut all) = (0usize, 0usize);
+        for seed in 0..400 {
+            let signs = mech.white_box_signs(d, seed, &canary).unwrap();
+            plus += signs.iter().filter(|&&s| s > 0.0).count();
+            all += signs.len();
+        }
+        plus as f64 / all as f64
+    };
+    let logit = |p: f64| (p / (1.0 - p)).ln();
+    let (on_d_prime, on_d) = (logit(rate(-0.1)), logit(rate(0.1)));
+    let exact = mech.white_box_step_epsilon(d).unwrap();
+    assert!((on_d_prime - exact).abs() < 0.25, "{on_d_prime} vs {exact}");
+    assert!((on_d + exact).abs() < 0.25, "{on_d} vs {}", -exact);
+    // About ln(0.78/0.22): a third of the batches miss the canary.
+    assert!(exact > 1.0 && exact < 1.6, "{exact}");
+    let per_copy = 2.0 * mech.sensitivity() * 1000.0 / 1000.0 / mech.laplace_scale();
+    let certificate = crate::accounting::with_replacement::pure_epsilon(per_copy, 1000, 1000);
+    assert!(certificate.unwrap() > exact);
 }
 
 #[test]
