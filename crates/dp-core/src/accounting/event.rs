@@ -75,6 +75,7 @@ pub enum Event {
     NonPrivate,
     /// A mechanism known only to be (ε, δ)-DP (AMP, report-noisy-max steps, …). δ = 0 is
     /// pure ε-DP, which RDP accountants can compose (ε(α) ≤ min(ε, αε²/2), Bun & Steinke 2016).
+    /// It carries no relation: ε must be the one for the relation it is certified under.
     EpsilonDelta {
         /// ε ≥ 0.
         epsilon: f64,
@@ -82,7 +83,9 @@ pub enum Event {
         delta: f64,
     },
     /// The Gaussian mechanism N(f(D), σ²I) on a query of ℓ2 sensitivity Δ, with
-    /// `noise_multiplier` = σ/Δ (Balle & Wang 2018; RDP α/(2z²)).
+    /// `noise_multiplier` = σ/Δ (Balle & Wang 2018; RDP α/(2z²)). It carries no relation: Δ
+    /// must be the sensitivity for the relation it is certified under (a clipped sum's is C
+    /// under add/remove, 2C under replace-one), also beside a sampling event that fixes one.
     Gaussian {
         /// z = σ/Δ > 0.
         noise_multiplier: f64,

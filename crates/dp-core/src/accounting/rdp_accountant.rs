@@ -33,8 +33,9 @@ type WorCache = Arc<Mutex<HashMap<u64, Arc<WorGaussian>>>>;
 const WOR_CACHE_LIMIT: usize = 256;
 
 /// Why replace-one and add/remove events cannot be composed.
-const MIXED: &str = "it mixes replace-one (sampling without replacement) and add/remove-one \
-                     neighbours, and the composition bounds neither; account for them separately";
+const MIXED: &str = "it mixes replace-one (sampling with or without replacement) and \
+                     add/remove-one neighbours, and the composition bounds neither; account for \
+                     them separately";
 /// RDP accountant on a fixed grid of orders.
 #[derive(Clone)]
 pub struct RdpAccountant {

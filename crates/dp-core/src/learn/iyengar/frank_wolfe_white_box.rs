@@ -95,7 +95,7 @@ impl Pfw {
             // the scores far); at a full gradient's shifts (≤ 5) this is the fixed 20.
             let mid = 20.max((4.0 * (k2 - k1)).ceil() as usize);
             log_sum_exp(&[
-                log_integrate(g, -80.0, k1, 400),
+                log_integrate(g, (-80f64).min(k1 - 40.0), k1, 400),
                 log_integrate(g, k1, k2, mid),
                 log_integrate(g, k2, 80f64.max(k2 + 40.0), 400),
             ])
