@@ -54,6 +54,17 @@ pub fn ensure(ok: bool, name: &'static str, value: f64, allowed: &'static str) -
     }
 }
 
+/// An (ε, δ) pair's fields: ε ≥ 0 and finite, δ ∈ [0, 1) (δ = 0 is pure DP).
+pub fn check_epsilon_delta(epsilon: f64, delta: f64) -> Result<()> {
+    check_nonnegative("epsilon", epsilon)?;
+    ensure(
+        (0.0..1.0).contains(&delta),
+        "delta",
+        delta,
+        "must be in [0, 1)",
+    )
+}
+
 /// Checks δ ∈ (0, 1).
 pub fn check_delta(delta: f64) -> Result<()> {
     ensure(

@@ -20,7 +20,7 @@ use crate::accounting::objpert::ObjPert;
 use crate::accounting::private_selection::Selection;
 use crate::accounting::with_replacement;
 use crate::error::{
-    DpError, Result, check_nonnegative, check_positive, check_sampling_rate, ensure,
+    DpError, Result, check_epsilon_delta, check_positive, check_sampling_rate, ensure,
 };
 
 /// Which datasets an event's guarantee treats as neighbours.
@@ -183,13 +183,7 @@ impl Event {
 
     /// Checked `EpsilonDelta` event: ε ≥ 0, δ ∈ [0, 1).
     pub fn epsilon_delta(epsilon: f64, delta: f64) -> Result<Event> {
-        check_nonnegative("epsilon", epsilon)?;
-        ensure(
-            (0.0..1.0).contains(&delta),
-            "delta",
-            delta,
-            "must be in [0, 1)",
-        )?;
+        check_epsilon_delta(epsilon, delta)?;
         Ok(Event::EpsilonDelta { epsilon, delta })
     }
 

@@ -192,6 +192,8 @@ impl RdpAccountant {
             eps: vec![v; orders.len()],
         };
         let leaf = |curve: &dyn Fn() -> Result<RdpCurve>| build.then(curve).transpose();
+        // Pure ε-DP ⇒ (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 3.3) and ε(α) ≤ ε.
+        let pure = |e: f64| RdpCurve::try_from_fn(orders, |a| Ok(e.min(0.5 * a * e * e)));
 
         match event {
             Event::NoOp => leaf(&|| Ok(constant(0.0))),
@@ -202,9 +204,7 @@ impl RdpAccountant {
                 }
                 leaf(&|| {
                     check_nonnegative("epsilon", *epsilon)?;
-                    // Pure ε-DP ⇒ (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 3.3) and ε(α) ≤ ε.
-                    let e = *epsilon;
-                    RdpCurve::try_from_fn(orders, |a| Ok(e.min(0.5 * a * e * e)))
+                    pure(*epsilon)
                 })
             }
             Event::Gaussian { noise_multiplier } => {
@@ -231,9 +231,11 @@ impl RdpAccountant {
                 event: inner,
             } => match inner.as_ref() {
                 Event::EpsilonDelta { epsilon, delta } if *delta == 0.0 => leaf(&|| {
-                    let e = with_replacement::pure_epsilon(*epsilon, *draws, *population)?;
-                    // Pure ε′-DP, as an EpsilonDelta{ε′, 0} below.
-                    RdpCurve::try_from_fn(orders, |a| Ok(e.min(0.5 * a * e * e)))
+                    pure(with_replacement::pure_epsilon(
+                        *epsilon,
+                        *draws,
+                        *population,
+                    )?)
                 }),
                 _ => Err(unsupported(event, WR_PURE_ONLY)),
             },

@@ -9,7 +9,7 @@
 
 use super::discretise::share_up;
 use super::{Pld, PldConfig, Pmf};
-use crate::error::{DpError, Result, check_nonnegative, ensure};
+use crate::error::{DpError, Result, check_epsilon_delta};
 
 /// The most grid points one atom pair may span: ε up to 500 at the default h = 1e-4.
 const MAX_POINTS: f64 = 1e7;
@@ -30,13 +30,7 @@ impl Pld {
     /// otherwise ε-randomised response. δ = 0 is [`Pld::randomized_response`]. `None` for
     /// ε = δ = 0, which releases nothing.
     pub fn epsilon_delta(epsilon: f64, delta: f64, config: &PldConfig) -> Result<Option<Self>> {
-        check_nonnegative("epsilon", epsilon)?;
-        ensure(
-            (0.0..1.0).contains(&delta),
-            "delta",
-            delta,
-            "must be in [0, 1)",
-        )?;
+        check_epsilon_delta(epsilon, delta)?;
         config.validate()?;
         if epsilon == 0.0 && delta == 0.0 {
             return Ok(None);

@@ -21,6 +21,19 @@ fn pfw(calibration: Calibration, epsilon: f64, steps: u64) -> Pfw {
         .unwrap()
 }
 
+/// The log-odds of + vertices over 400 runs on `d` features with every canary entry `g`.
+fn plus_log_odds(mech: &Pfw, d: usize, g: f64) -> f64 {
+    let canary = vec![g; d];
+    let (mut plus, mut all) = (0usize, 0usize);
+    for seed in 0..400 {
+        let signs = mech.white_box_signs(d, seed, &canary).unwrap();
+        plus += signs.iter().filter(|&&s| s > 0.0).count();
+        all += signs.len();
+    }
+    let p = plus as f64 / all as f64;
+    (p / (1.0 - p)).ln()
+}
+
 #[test]
 fn bad_views_are_refused() {
     let certified = pfw(Calibration::Certified, 1.0, 5);
@@ -45,19 +58,8 @@ fn each_step_is_randomised_response_at_half_the_certified_step() {
     let mech = pfw(Calibration::Certified, 40.0, 10);
     let half = mech.step_epsilon() / 2.0;
     let d = 64;
-    let rate = |g: f64| -> f64 {
-        let canary = vec![g; d];
-        let (mut plus, mut all) = (0usize, 0usize);
-        for seed in 0..400 {
-            let signs = mech.white_box_signs(d, seed, &canary).unwrap();
-            plus += signs.iter().filter(|&&s| s > 0.0).count();
-            all += signs.len();
-        }
-        plus as f64 / all as f64
-    };
-    let logit = |p: f64| (p / (1.0 - p)).ln();
     // D′ (−L·1) favours + vertices by Δ, D (+L·1) disfavours them by Δ.
-    let (on_d_prime, on_d) = (logit(rate(-0.1)), logit(rate(0.1)));
+    let (on_d_prime, on_d) = (plus_log_odds(&mech, d, -0.1), plus_log_odds(&mech, d, 0.1));
     let exact = mech.white_box_step_epsilon(d).unwrap();
     assert!((on_d_prime - exact).abs() < 0.25, "{on_d_prime} vs {exact}");
     assert!((on_d + exact).abs() < 0.25, "{on_d} vs {}", -exact);
@@ -72,18 +74,7 @@ fn each_step_is_randomised_response_at_half_the_certified_step() {
 fn paper_mode_steps_are_the_mixture_over_the_canary_copies() {
     let mech = pfw(Calibration::Paper, 40.0, 10);
     let d = 64;
-    let rate = |g: f64| -> f64 {
-        let canary = vec![g; d];
-        let (mut plus, mut all) = (0usize, 0usize);
-        for seed in 0..400 {
-            let signs = mech.white_box_signs(d, seed, &canary).unwrap();
-            plus += signs.iter().filter(|&&s| s > 0.0).count();
-            all += signs.len();
-        }
-        plus as f64 / all as f64
-    };
-    let logit = |p: f64| (p / (1.0 - p)).ln();
-    let (on_d_prime, on_d) = (logit(rate(-0.1)), logit(rate(0.1)));
+    let (on_d_prime, on_d) = (plus_log_odds(&mech, d, -0.1), plus_log_odds(&mech, d, 0.1));
     let exact = mech.white_box_step_epsilon(d).unwrap();
     assert!((on_d_prime - exact).abs() < 0.25, "{on_d_prime} vs {exact}");
     assert!((on_d + exact).abs() < 0.25, "{on_d} vs {}", -exact);
