@@ -105,14 +105,35 @@ for _ in $(seq 60); do
 done
 sinfo -h -o %t | grep -q idle || { echo "slurm node did not come up" >&2; cat "$work/log/"*; exit 1; }
 
-# Waits until none of the given jobs is queued or running (at most 20 minutes).
+# Prints every task's and merge's Slurm log (after a failure).
+show_logs() {
+  for f in "$work"/*/slurm/logs/*; do
+    [ -f "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }
+  done
+}
+
+# Waits until none of the given jobs is queued or running (at most 20 minutes); fails at once
+# when one can never start (a dependency that failed), with the tasks' logs. Only an answer
+# from slurmctld counts: a squeue that timed out (a busy controller) prints nothing too.
 wait_jobs() {
+  local queued
   for _ in $(seq 1200); do
-    [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+    if queued="$(squeue -h -j "$1" -o '%i %r' 2>&1)"; then
+      [ -z "$queued" ] && return 0
+    elif grep -q "Invalid job id" <<<"$queued"; then
+      return 0 # finished long enough ago to be purged
+    fi
+    if grep -q DependencyNeverSatisfied <<<"$queued"; then
+      echo "jobs $1: a dependency failed" >&2
+      squeue >&2
+      show_logs
+      exit 1
+    fi
     sleep 1
   done
   echo "jobs $1 did not finish" >&2
-  squeue
+  squeue >&2
+  show_logs
   exit 1
 }
 
@@ -155,6 +176,12 @@ for _ in $(seq 600); do
 done
 scancel "${jid}_$victim"
 wait_jobs "$jid"
+# The task's job has ended; its process must have too (it holds the shard's run lock), or the
+# resubmitted task would rightly refuse the folder as another run's.
+for _ in $(seq 120); do
+  flock -n "cancelled/shards/$victim-of-4/.dp-bench.lock" true && break
+  sleep 0.5
+done
 done_before="$(wc -l < "$journal" 2>/dev/null || echo 0)"
 if "$bin" merge cancelled >/dev/null 2>&1; then
   echo "FAIL: merge succeeded with a cancelled shard" >&2
