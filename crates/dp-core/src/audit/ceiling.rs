@@ -101,6 +101,79 @@ impl Tradeoff {
         Tradeoff::Points(points)
     }
 
+    /// The curve of a mixture of Gaussian pairs with one mixing law: D gives N(−μ_i/2, 1) and
+    /// D′ gives N(+μ_i/2, 1) with probability w_i, for `components` (w_i, μ_i), the w_i summing
+    /// to 1 (an output-perturbation view whose shift depends on a hidden draw, such as the
+    /// canary's batch). The likelihood ratio Σ w_i e^{μ_i x − μ_i²/8} / Σ w_i e^{−μ_i x −
+    /// μ_i²/8} rises with x, so the tests "guess D′ iff x ≥ t" are the best there are:
+    /// α(t) = Σ w_i Φ(−t − μ_i/2), β(t) = Σ w_i Φ(t − μ_i/2).
+    ///
+    /// Read on a grid of t, each α_j is paired with the next point's β_{j+1} ≤ f(α_j), and a
+    /// chord between such points stays below f (f falls): the curve returned lies below the
+    /// true one, so a ceiling read from it can only come out high. The grid's step (10⁻³ in
+    /// x, at most 2·10⁵ points) bounds how far below.
+    pub fn gaussian_mixture(components: &[(f64, f64)]) -> Result<Self> {
+        ensure(
+            !components.is_empty() && components.len() <= 100_000,
+            "components",
+            components.len() as f64,
+            "must hold 1 to 100,000 (weight, mu) pairs",
+        )?;
+        let mut total = 0.0;
+        let mut widest: f64 = 0.0;
+        for &(w, mu) in components {
+            ensure(
+                w.is_finite() && w > 0.0,
+                "weight",
+                w,
+                "must be > 0 and finite",
+            )?;
+            ensure(
+                mu.is_finite() && mu >= 0.0,
+                "mu",
+                mu,
+                "must be >= 0 and finite",
+            )?;
+            total += w;
+            widest = widest.max(mu);
+        }
+        ensure(
+            (total - 1.0).abs() <= 1e-9,
+            "weights",
+            total,
+            "must sum to 1",
+        )?;
+        let alpha = |t: f64| -> f64 {
+            components
+                .iter()
+                .map(|&(w, mu)| w * norm_cdf(-t - mu / 2.0))
+                .sum()
+        };
+        let beta = |t: f64| -> f64 {
+            components
+                .iter()
+                .map(|&(w, mu)| w * norm_cdf(t - mu / 2.0))
+                .sum()
+        };
+        // Beyond ±(μ_max/2 + 12) both errors are below 10⁻³² of any component.
+        let top = widest / 2.0 + 12.0;
+        let steps = ((2.0 * top / 1e-3).ceil() as usize).clamp(2, 200_000);
+        let h = 2.0 * top / steps as f64;
+        let grid: Vec<(f64, f64)> = (0..=steps)
+            .map(|j| {
+                let t = top - h * j as f64;
+                (alpha(t).min(1.0), beta(t).min(1.0))
+            })
+            .collect();
+        let mut points = Vec::with_capacity(grid.len() + 2);
+        points.push((0.0, grid[0].1));
+        points.extend(grid.windows(2).map(|w| (w[0].0, w[1].1)));
+        points.push((grid[steps].0, 0.0));
+        points.push((1.0, 0.0));
+        least_beta_per_alpha(&mut points);
+        Ok(Tradeoff::Points(points))
+    }
+
     /// The least β at false-positive rate `alpha` ∈ [0, 1].
     pub fn beta(&self, alpha: f64) -> f64 {
         let alpha = alpha.clamp(0.0, 1.0);

@@ -282,3 +282,68 @@ fn two_outputs_with_ratio_e_to_the_epsilon_are_randomised_response() {
     assert!((both.swapped().beta(0.0) - 0.5).abs() < 1e-15);
     assert!((both.swapped().beta(0.25) - 0.25).abs() < 1e-15);
 }
+
+/// The least β at `alpha` of the Gaussian-pair mixture, by bisection on the threshold t.
+fn mixture_beta(components: &[(f64, f64)], alpha: f64) -> f64 {
+    let a = |t: f64| -> f64 {
+        components
+            .iter()
+            .map(|&(w, mu)| w * norm_cdf(-t - mu / 2.0))
+            .sum()
+    };
+    let (mut lo, mut hi) = (-60.0, 60.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if a(mid) > alpha { lo = mid } else { hi = mid }
+    }
+    components
+        .iter()
+        .map(|&(w, mu)| w * norm_cdf(hi - mu / 2.0))
+        .sum()
+}
+
+#[test]
+fn a_gaussian_mixture_lies_just_below_its_curve() {
+    // One component is the Gaussian curve; two are between their two Gaussians.
+    let one = Tradeoff::gaussian_mixture(&[(1.0, 1.5)]).unwrap();
+    let gaussian = Tradeoff::Gaussian { mu: 1.5 };
+    let two = [(0.9, 0.5), (0.1, 1.5)];
+    let mixture = Tradeoff::gaussian_mixture(&two).unwrap();
+    let (wide, narrow) = (gaussian.clone(), Tradeoff::Gaussian { mu: 0.5 });
+    for alpha in [1e-9, 1e-6, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.9, 0.999] {
+        let (got, want) = (one.beta(alpha), gaussian.beta(alpha));
+        assert!(
+            got <= want && got >= want * 0.99,
+            "α = {alpha}: {got} vs {want}"
+        );
+        let (got, want) = (mixture.beta(alpha), mixture_beta(&two, alpha));
+        assert!(
+            got <= want * (1.0 + 1e-12),
+            "above the curve at α = {alpha}: {got} > {want}"
+        );
+        assert!(
+            got >= want * 0.99,
+            "far below the curve at α = {alpha}: {got} < {want}"
+        );
+        assert!(want > wide.beta(alpha) && want < narrow.beta(alpha));
+    }
+    // The ceiling of the one-component mixture is the Gaussian's, a little above (never below).
+    let (n, delta) = (50_000, 1e-6);
+    let got = ceiling(&one, Statistic::Threshold, n, n, delta, GAMMA).unwrap();
+    let want = ceiling(&gaussian, Statistic::Threshold, n, n, delta, GAMMA).unwrap();
+    assert!(got >= want - 1e-9 && got <= want + 0.02, "{got} vs {want}");
+    let mid = ceiling(&mixture, Statistic::Threshold, n, n, delta, GAMMA).unwrap();
+    let low = ceiling(&narrow, Statistic::Threshold, n, n, delta, GAMMA).unwrap();
+    assert!(low < mid && mid < want, "{low} < {mid} < {want}");
+}
+
+#[test]
+fn bad_mixtures_are_refused() {
+    assert!(Tradeoff::gaussian_mixture(&[]).is_err());
+    assert!(Tradeoff::gaussian_mixture(&[(0.5, 1.0)]).is_err());
+    assert!(Tradeoff::gaussian_mixture(&[(0.5, 1.0), (0.5, f64::NAN)]).is_err());
+    assert!(Tradeoff::gaussian_mixture(&[(1.0, -1.0)]).is_err());
+    assert!(Tradeoff::gaussian_mixture(&[(0.0, 1.0), (1.0, 1.0)]).is_err());
+    // A huge shift is bounded in points, not refused.
+    assert!(Tradeoff::gaussian_mixture(&[(1.0, 1e9)]).is_ok());
+}

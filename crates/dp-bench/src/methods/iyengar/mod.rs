@@ -15,6 +15,7 @@ mod descent;
 mod frank_wolfe;
 mod honest;
 mod nonprivate;
+mod output_views;
 mod permutation;
 mod scored;
 mod sgd;

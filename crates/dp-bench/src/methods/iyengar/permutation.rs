@@ -3,14 +3,14 @@
 //! `docs/reference/iyengar2019.md` §2.4–2.5). Default grids: the authors' code
 //! (`gridsearch.py:315-341`).
 
-use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::iyengar::permutation::{Ppsgd, PpsgdSpec, Pscpsgd, PscpsgdSpec};
-use dp_core::learn::{GlmData, GlmLoss, Mechanism};
+use dp_core::learn::{GlmLoss, Mechanism};
 use serde::{Deserialize, Serialize};
 
 use super::common::{Common, Grid, GridMethod};
 use super::descent;
+use super::output_views::{OutputShift, PpsgdOutput};
 use super::sgd::clips;
 use crate::methods::audited::WhiteBox;
 use crate::methods::row_clip::RowClip;
@@ -182,6 +182,14 @@ impl Grid for PpsgdGrid {
     fn noise(report: &<Self::Mech as Mechanism>::Report) -> f64 {
         report.noise
     }
+
+    /// P-PSGD's last iterate plus its output noise on the auditor's dataset
+    /// ([`PpsgdOutput`]), in either calibration; none where η > 2/β leaves no certificate.
+    fn white_box(mech: &Ppsgd) -> Option<Box<dyn WhiteBox>> {
+        mech.white_box_shifts()
+            .is_ok()
+            .then(|| Box::new(PpsgdOutput(mech.clone())) as Box<dyn WhiteBox>)
+    }
 }
 
 impl Grid for PscpsgdGrid {
@@ -250,59 +258,5 @@ impl Grid for PscpsgdGrid {
         mech.white_box_shift()
             .is_ok()
             .then(|| Box::new(OutputShift(mech.clone())) as Box<dyn WhiteBox>)
-    }
-}
-
-/// The white-box view of P-SCPSGD ([`Pscpsgd::white_box_release`]): on a dataset the auditor
-/// chooses, n − 1 rows at the origin and a canary whose gradient is +G·e₁ (D) or −G·e₁ (D′),
-/// G = L·sup|ℓ′|, a run is scored by the first coordinate of its last iterate plus the output
-/// noise. The pair is replace-one, the certificate's relation; only n is read from the
-/// config's rows, and the width is the auditor's [`OutputShift::WIDTH`].
-struct OutputShift(Pscpsgd);
-
-impl OutputShift {
-    /// The auditor's number of features. The random start θ₀ ~ U[−C, C]^d is projected onto
-    /// the radius-C ball by the first step and its trace in the last iterate is noise the
-    /// auditor cannot remove; spread over d coordinates it leaves C/√d on the canary's, about
-    /// 1 % of C here, small beside the output noise at the audited targets (at the data's 100 or
-    /// so features it was as large as the noise and hid half the view).
-    const WIDTH: usize = 8192;
-}
-
-impl WhiteBox for OutputShift {
-    fn score(&self, _data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
-        let g = self.0.gradient_bound();
-        let mut gradient = vec![0.0; Self::WIDTH];
-        gradient[0] = if canary { -g } else { g };
-        Ok(self.0.white_box_release(Self::WIDTH, seed, &gradient)?[0])
-    }
-
-    /// The canary's coordinate is one of θ's: one per run.
-    fn max_canaries(&self) -> usize {
-        1
-    }
-
-    /// One release, the last iterate.
-    fn steps(&self) -> usize {
-        1
-    }
-
-    /// A mixture over the canary's batch of Gaussian pairs, not one Gaussian pair.
-    fn gaussian_mu(&self) -> Option<f64> {
-        None
-    }
-
-    fn event(&self) -> Event {
-        self.0.event()
-    }
-
-    /// The Gaussian pair at the largest distance the two runs can end apart
-    /// ([`Pscpsgd::white_box_shift`]), which dominates the view's mixture.
-    fn exact_view(&self, _data: &GlmData<'_>) -> dp_core::Result<Option<Event>> {
-        Event::gaussian(self.0.noise() / self.0.white_box_shift()?).map(Some)
-    }
-
-    fn neighbours(&self) -> Neighbours {
-        Neighbours::ReplaceOne
     }
 }

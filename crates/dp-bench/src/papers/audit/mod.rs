@@ -30,6 +30,7 @@ pub const SPEC: PaperSpec = PaperSpec {
         "white-box-amp",
         "white-box-pfw",
         "white-box-pscpsgd",
+        "white-box-ppsgd",
         "neel2019-opdisc",
         "avent2020-svt",
     ],

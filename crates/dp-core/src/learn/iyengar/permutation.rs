@@ -419,21 +419,7 @@ impl OutputPerturbation for Ppsgd {
     /// Only the output noise depends on the privacy target, so a sweep over ε can run one
     /// descent per trial and [`OutputPerturbation::release`] it at every ε.
     fn descend(&self, data: &GlmData<'_>, seed: u64) -> Result<Vec<f64>> {
-        let s = &self.spec;
-        check_rows(data, self.n)?;
-        check_row_bound(data, s.lipschitz)?;
-        let mut rng = StdRng::seed_from_u64(seed);
-        let mut theta = vec![0.0; data.d()];
-        let schedule = Schedule {
-            loss: s.loss,
-            batch: s.batch,
-            balanced: self.calibration == Calibration::Certified,
-            passes: s.passes,
-        };
-        permutation_passes(data, schedule, None, &mut rng, &mut theta, |theta, grad| {
-            theta.iter_mut().zip(grad).for_each(|(t, g)| *t -= s.lr * g);
-        })?;
-        Ok(theta)
+        self.descend_with(data, seed, None)
     }
 
     /// Releases a [`OutputPerturbation::descend`] result: the output noise drawn from `seed`.
@@ -489,6 +475,39 @@ impl OutputPerturbation for Pscpsgd {
             steps: steps(self.n, self.spec.batch, self.calibration, self.spec.passes),
         };
         (theta, report)
+    }
+}
+
+impl Ppsgd {
+    /// [`OutputPerturbation::descend`], with a white-box auditor's `canary` when given.
+    fn descend_with(
+        &self,
+        data: &GlmData<'_>,
+        seed: u64,
+        canary: Option<Canary<'_>>,
+    ) -> Result<Vec<f64>> {
+        let s = &self.spec;
+        check_rows(data, self.n)?;
+        check_row_bound(data, s.lipschitz)?;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut theta = vec![0.0; data.d()];
+        let schedule = Schedule {
+            loss: s.loss,
+            batch: s.batch,
+            balanced: self.calibration == Calibration::Certified,
+            passes: s.passes,
+        };
+        permutation_passes(
+            data,
+            schedule,
+            canary,
+            &mut rng,
+            &mut theta,
+            |theta, grad| {
+                theta.iter_mut().zip(grad).for_each(|(t, g)| *t -= s.lr * g);
+            },
+        )?;
+        Ok(theta)
     }
 }
 

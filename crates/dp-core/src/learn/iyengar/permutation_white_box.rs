@@ -25,12 +25,15 @@
 //! (2G/(λn) for equal ones), the factor G/L_reg below the certificate, and below that again by
 //! the early steps, where η = 1/β < 1/(λt).
 
-use super::Pscpsgd;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use super::{Ppsgd, Pscpsgd};
 use crate::error::{DpError, Result};
 use crate::features::FeatureMatrix;
 use crate::learn::data::GlmData;
 use crate::learn::iyengar::calibration::Calibration;
-use crate::learn::iyengar::step::batch_bounds;
+use crate::learn::iyengar::step::{add_gaussian, batch_bounds};
 use crate::learn::loss::lipschitz;
 
 impl Pscpsgd {
@@ -47,20 +50,7 @@ impl Pscpsgd {
     /// `seed`.
     pub fn white_box_release(&self, d: usize, seed: u64, canary: &[f64]) -> Result<Vec<f64>> {
         self.check_certified()?;
-        if canary.len() != d || d == 0 {
-            return Err(DpError::Invalid(format!(
-                "a P-SCPSGD gradient canary has one entry per feature: {} for {d} features",
-                canary.len()
-            )));
-        }
-        let bound = self.gradient_bound();
-        let norm = canary.iter().map(|g| g * g).sum::<f64>().sqrt();
-        if norm.is_nan() || norm > bound * (1.0 + 1e-12) {
-            return Err(DpError::Invalid(format!(
-                "a P-SCPSGD gradient canary's ℓ2 norm must be at most {bound} (L times the \
-                 loss's derivative bound); got {norm}"
-            )));
-        }
+        check_canary("P-SCPSGD", canary, d, self.gradient_bound())?;
         let origin = FeatureMatrix::origin(self.n, d);
         let y = vec![1.0; self.n];
         let data = GlmData::new(&origin, &y)?;
@@ -102,6 +92,94 @@ impl Pscpsgd {
         Err(DpError::Invalid(
             "only certified P-SCPSGD has a white-box view: paper mode's steps break the \
              contraction its certificate rests on"
+                .into(),
+        ))
+    }
+}
+
+/// A gradient canary of `d` entries whose ℓ2 norm is at most `bound`, or an error naming
+/// `mechanism`.
+fn check_canary(mechanism: &str, canary: &[f64], d: usize, bound: f64) -> Result<()> {
+    if canary.len() != d || d == 0 {
+        return Err(DpError::Invalid(format!(
+            "a {mechanism} gradient canary has one entry per feature: {} for {d} features",
+            canary.len()
+        )));
+    }
+    let norm = canary.iter().map(|g| g * g).sum::<f64>().sqrt();
+    if norm.is_nan() || norm > bound * (1.0 + 1e-12) {
+        return Err(DpError::Invalid(format!(
+            "a {mechanism} gradient canary's ℓ2 norm must be at most {bound} (L times the \
+             loss's derivative bound); got {norm}"
+        )));
+    }
+    Ok(())
+}
+
+/// P-PSGD's white-box view, on the same auditor's dataset as P-SCPSGD's (above): n − 1 rows at
+/// the origin and a canary whose gradient is +g (D) or −g (D′), ‖g‖₂ ≤ G = L·sup|ℓ′|. P-PSGD
+/// starts at 0 and neither regularises nor projects, so each pass moves θ by −η·g/|B_i|
+/// exactly, i the canary's batch (one permutation serves every pass), and the two runs end
+/// s_i = 2kηG/|B_i| apart along g. The view, θ plus the output noise N(0, σ²I) read along g,
+/// is the mixture over i, with weights |B_i|/n (where the canary's row falls), of the
+/// Gaussian pairs N(∓s_i/2, σ²): exact, not dominated ([`Ppsgd::white_box_shifts`]).
+///
+/// The certificate pays for the smallest batch in every run: Δ₂ = 2kLη/|B|min. With balanced
+/// batches (certified) every s_i is within one row of it; the paper's code leaves a short last
+/// batch, which holds the canary only |B_last|/n of the time, so its view is well below its
+/// certificate there (and far above the paper's claim where the short batch is tiny: the
+/// black-box audit at n = 100 refutes it).
+impl Ppsgd {
+    /// The bound on a per-example loss gradient's ℓ2 norm that the sensitivity assumes:
+    /// L·sup|ℓ′|. A gradient canary may reach it.
+    pub fn gradient_bound(&self) -> f64 {
+        lipschitz(self.spec.loss, self.spec.lipschitz)
+    }
+
+    /// One run of P-PSGD on the auditor's dataset of `d` features: n − 1 rows at the origin
+    /// and, as row 0, the canary example whose gradient is `canary` at every θ (‖canary‖₂ ≤
+    /// [`Ppsgd::gradient_bound`]). The release: the same draws as a run of
+    /// [`crate::learn::Mechanism::fit`] with `seed`. Refused where the certificate is ∞
+    /// (steps that may expand).
+    pub fn white_box_release(&self, d: usize, seed: u64, canary: &[f64]) -> Result<Vec<f64>> {
+        self.check_finite()?;
+        check_canary("P-PSGD", canary, d, self.gradient_bound())?;
+        let origin = FeatureMatrix::origin(self.n, d);
+        let y = vec![1.0; self.n];
+        let data = GlmData::new(&origin, &y)?;
+        let mut theta = self.descend_with(&data, seed, Some((0, canary)))?;
+        let mut rng = StdRng::seed_from_u64(super::noise_seed(seed));
+        add_gaussian(&mut rng, self.noise, &mut theta);
+        Ok(theta)
+    }
+
+    /// The view's mixture, one (weight |B_i|/n, distance s_i = 2kηG/|B_i|) per distinct
+    /// batch size, distances ascending: the two runs of [`Ppsgd::white_box_release`] with
+    /// canaries ±G·e₁ end s_i apart when the canary's row is in a batch of size |B_i|.
+    pub fn white_box_shifts(&self) -> Result<Vec<(f64, f64)>> {
+        self.check_finite()?;
+        let s = &self.spec;
+        let bounds = batch_bounds(self.n, s.batch, self.calibration == Calibration::Certified);
+        let mut sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        let mut out: Vec<(f64, f64)> = Vec::new();
+        for size in sizes {
+            let weight = size as f64 / self.n as f64;
+            let distance = 2.0 * s.passes as f64 * s.lr * self.gradient_bound() / size as f64;
+            match out.last_mut() {
+                Some(last) if last.1 == distance => last.0 += weight,
+                _ => out.push((weight, distance)),
+            }
+        }
+        Ok(out)
+    }
+
+    fn check_finite(&self) -> Result<()> {
+        if self.sensitivity.is_finite() {
+            return Ok(());
+        }
+        Err(DpError::Invalid(
+            "P-PSGD with η > 2/β has no certificate, and so no white-box view to compare with it"
                 .into(),
         ))
     }

@@ -128,3 +128,100 @@ fn the_shift_sits_below_the_certificate_by_the_regulariser() {
         }
     }
 }
+
+fn ppsgd(calibration: Calibration, lr: f64) -> crate::learn::iyengar::permutation::Ppsgd {
+    let spec = crate::learn::iyengar::permutation::PpsgdSpec {
+        loss: GlmLoss::Huber { h: 0.1 },
+        lipschitz: 1.0,
+        lr,
+        passes: 2,
+        batch: 300,
+    };
+    let target = Target::new(1.0, 1e-6).unwrap();
+    spec.build(calibration, 1000, target, &RdpAccountant::new())
+        .unwrap()
+}
+
+/// P-PSGD's view: refused where it has no certificate or the canary is too large; without a
+/// canary's gradient, the production run.
+#[test]
+fn ppsgd_views_are_refused_or_the_production_run() {
+    let m = ppsgd(Calibration::Paper, 0.1);
+    let g = m.gradient_bound();
+    assert_eq!(g, 1.0);
+    assert!(m.white_box_release(4, 1, &canary(3, g)).is_err());
+    assert!(m.white_box_release(4, 1, &[0.8, 0.8, 0.0, 0.0]).is_err());
+    assert!(m.white_box_release(4, 1, &canary(4, f64::NAN)).is_err());
+    // η = 100 > 2/β: steps may expand, no certificate.
+    let expansive = ppsgd(Calibration::Paper, 100.0);
+    assert!(expansive.sensitivity().is_infinite());
+    assert!(expansive.white_box_release(4, 1, &canary(4, g)).is_err());
+    assert!(expansive.white_box_shifts().is_err());
+    let d = 5;
+    let origin = crate::features::FeatureMatrix::origin(1000, d);
+    let y = vec![1.0; 1000];
+    let data = GlmData::new(&origin, &y).unwrap();
+    for seed in [3, 4] {
+        let (released, _) = m.fit(&data, seed).unwrap();
+        assert_eq!(
+            released,
+            m.white_box_release(d, seed, &vec![0.0; d]).unwrap()
+        );
+    }
+}
+
+/// The mixture: batches of 300, 300, 300 and 100 in the paper's code (the canary's row in the
+/// short one a tenth of the time), three of 333 or 334 when balanced; the distance 2kηG/|B|.
+#[test]
+fn ppsgd_shifts_are_the_batches_and_the_runs_end_that_far_apart() {
+    let (passes, lr, g) = (2.0, 0.1, 1.0);
+    let paper = ppsgd(Calibration::Paper, lr);
+    let want = [
+        (0.9, 2.0 * passes * lr * g / 300.0),
+        (0.1, 2.0 * passes * lr * g / 100.0),
+    ];
+    let got = paper.white_box_shifts().unwrap();
+    assert_eq!(got.len(), 2);
+    for (a, b) in got.iter().zip(want) {
+        assert!(
+            (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-15,
+            "{a:?} vs {b:?}"
+        );
+    }
+    // The certificate pays for the short batch in every run.
+    assert!((paper.sensitivity() - want[1].1).abs() < 1e-15);
+    // Balanced: three batches, of 334, 333 and 333 rows.
+    let certified = ppsgd(Calibration::Certified, lr)
+        .white_box_shifts()
+        .unwrap();
+    let want = [
+        (0.334, 2.0 * passes * lr * g / 334.0),
+        (0.666, 2.0 * passes * lr * g / 333.0),
+    ];
+    assert_eq!(certified.len(), 2);
+    for (a, b) in certified.iter().zip(want) {
+        assert!(
+            (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-15,
+            "{a:?} vs {b:?}"
+        );
+    }
+    // Same seed on D and D′: the noise cancels and the runs end s_i apart along e₁, the short
+    // batch's distance about a tenth of the time.
+    let d = 2;
+    let mut short = 0;
+    let runs = 400;
+    for seed in 0..runs {
+        let a = paper.white_box_release(d, seed, &canary(d, g)).unwrap();
+        let b = paper.white_box_release(d, seed, &canary(d, -g)).unwrap();
+        assert_eq!(a[1], b[1]);
+        let gap = b[0] - a[0];
+        let at = got.iter().position(|&(_, s)| (gap - s).abs() <= 1e-12);
+        assert!(at.is_some(), "seed {seed}: {gap} is no batch's distance");
+        short += usize::from(at == Some(1));
+    }
+    // Binomial(400, 0.1): mean 40, sd 6.
+    assert!(
+        (16..=64).contains(&short),
+        "{short} of {runs} in the short batch"
+    );
+}

@@ -1,0 +1,121 @@
+//! The white-box views of Wu et al.'s output-perturbation SGD (P-PSGD and P-SCPSGD): on a
+//! dataset the auditor chooses, n − 1 rows at the origin and a canary whose gradient is +G·e₁
+//! (D) or −G·e₁ (D′), G = L·sup|ℓ′|, a run is scored by the first coordinate of its last
+//! iterate plus the output noise. The pair is replace-one, the certificates' relation; only n
+//! is read from the config's rows.
+
+use dp_core::accounting::event::{Event, Neighbours};
+use dp_core::audit::ceiling::Tradeoff;
+use dp_core::learn::iyengar::permutation::{Ppsgd, Pscpsgd};
+use dp_core::learn::{GlmData, Mechanism};
+
+use crate::methods::audited::WhiteBox;
+
+/// The white-box view of P-SCPSGD ([`Pscpsgd::white_box_release`]), at the auditor's width
+/// [`OutputShift::WIDTH`].
+pub struct OutputShift(pub Pscpsgd);
+
+impl OutputShift {
+    /// The auditor's number of features. The random start θ₀ ~ U[−C, C]^d is projected onto
+    /// the radius-C ball by the first step and its trace in the last iterate is noise the
+    /// auditor cannot remove; spread over d coordinates it leaves C/√d on the canary's, about
+    /// 1 % of C here, small beside the output noise at the audited targets (at the data's 100 or
+    /// so features it was as large as the noise and hid half the view).
+    const WIDTH: usize = 8192;
+}
+
+impl WhiteBox for OutputShift {
+    fn score(&self, _data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
+        let g = self.0.gradient_bound();
+        let mut gradient = vec![0.0; Self::WIDTH];
+        gradient[0] = if canary { -g } else { g };
+        Ok(self.0.white_box_release(Self::WIDTH, seed, &gradient)?[0])
+    }
+
+    /// The canary's coordinate is one of θ's: one per run.
+    fn max_canaries(&self) -> usize {
+        1
+    }
+
+    /// One release, the last iterate.
+    fn steps(&self) -> usize {
+        1
+    }
+
+    /// A mixture over the canary's batch of Gaussian pairs, not one Gaussian pair.
+    fn gaussian_mu(&self) -> Option<f64> {
+        None
+    }
+
+    fn event(&self) -> Event {
+        self.0.event()
+    }
+
+    /// The Gaussian pair at the largest distance the two runs can end apart
+    /// ([`Pscpsgd::white_box_shift`]), which dominates the view's mixture.
+    fn exact_view(&self, _data: &GlmData<'_>) -> dp_core::Result<Option<Event>> {
+        Event::gaussian(self.0.noise() / self.0.white_box_shift()?).map(Some)
+    }
+
+    fn neighbours(&self) -> Neighbours {
+        Neighbours::ReplaceOne
+    }
+}
+
+/// The white-box view of P-PSGD ([`Ppsgd::white_box_release`]): from θ = 0, without a
+/// projection, so one feature is enough. Its curve is known exactly: the mixture over the
+/// canary's batch of Gaussian pairs ([`Ppsgd::white_box_shifts`]).
+pub struct PpsgdOutput(pub Ppsgd);
+
+impl PpsgdOutput {
+    /// The view's mixture as (weight, distance / σ).
+    fn components(&self) -> dp_core::Result<Vec<(f64, f64)>> {
+        let sigma = self.0.noise();
+        Ok(self
+            .0
+            .white_box_shifts()?
+            .into_iter()
+            .map(|(w, s)| (w, s / sigma))
+            .collect())
+    }
+}
+
+impl WhiteBox for PpsgdOutput {
+    fn score(&self, _data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
+        let g = self.0.gradient_bound();
+        let gradient = [if canary { -g } else { g }];
+        Ok(self.0.white_box_release(1, seed, &gradient)?[0])
+    }
+
+    /// The canary's coordinate is θ's only one: one per run.
+    fn max_canaries(&self) -> usize {
+        1
+    }
+
+    /// One release, the last iterate.
+    fn steps(&self) -> usize {
+        1
+    }
+
+    /// Exactly μ-GDP where every batch has one size (the canary's distance is then fixed).
+    fn gaussian_mu(&self) -> Option<f64> {
+        match self.components().ok()?.as_slice() {
+            [(_, mu)] => Some(*mu),
+            _ => None,
+        }
+    }
+
+    fn event(&self) -> Event {
+        self.0.event()
+    }
+
+    /// The mixture's own curve ([`Tradeoff::gaussian_mixture`]), read on a grid from below so
+    /// that the ceiling comes out high rather than low.
+    fn exact_curve(&self) -> Option<Tradeoff> {
+        Tradeoff::gaussian_mixture(&self.components().ok()?).ok()
+    }
+
+    fn neighbours(&self) -> Neighbours {
+        Neighbours::ReplaceOne
+    }
+}
