@@ -153,7 +153,8 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     the certificate's own trade-off curve (the event's privacy-loss distribution joined with its \
     privacy profile and the certified (ε, δ); for a white-box view whose curve is known, its \
     own: μ-GDP for a Gaussian view, randomised response at the step's ε composed for P-FW's, the \
-    Gaussian at the largest shift for P-SCPSGD's) with expected error counts; for a one-run row, \
+    Gaussian at the largest shift for P-SCPSGD's, the mixture over the canary's batch of Gaussian \
+    pairs for P-PSGD's) with expected error counts; for a one-run row, \
     its own test at the expected number of right guesses from the same curves, which a run may \
     exceed by chance. Measured far below the ceiling means a weak statistic; a ceiling far below \
     the certificate, too few runs to see the tail events that set ε at this δ. GDP estimate: \

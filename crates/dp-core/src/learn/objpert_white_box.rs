@@ -30,7 +30,6 @@ use crate::accounting::event::Event;
 use crate::error::{DpError, Result, ensure};
 use crate::learn::data::GlmData;
 use crate::learn::iyengar::amp::Amp;
-use crate::learn::iyengar::calibration::Calibration;
 use crate::learn::lbfgs::LbfgsReport;
 use crate::learn::loss::GlmLoss;
 use crate::learn::white_box::{NoisySteps, WhiteBox};
@@ -167,19 +166,16 @@ impl NoisySteps for Alg1 {
     }
 }
 
-/// Certified AMP only: paper mode's retries pick Λ and σ₁ again from whether the data let
-/// the solver converge, which no single event covers. The canary makes D′ one row longer
-/// than the n AMP was built for: the sum-form objective is the same mechanism on n + 1 rows,
-/// and its event is for add/remove neighbours.
+/// AMP's first attempt, in either calibration: its Λ and σ₁, with the event of that attempt's
+/// objective perturbation under the true β. Certified AMP has no other. Paper mode starts
+/// another, with Λ and σ₁ chosen again, only when the production solve misses nγ, a choice
+/// made from the data that no single event covers; the view is its first attempt, the whole
+/// run wherever the solve converges (the paper's certificate claims no more), and is audited
+/// against that attempt's own certificate. The canary makes D′ one row longer than the n AMP
+/// was built for: the sum-form objective is the same mechanism on n + 1 rows, and its event
+/// is for add/remove neighbours.
 impl NoisySteps for Amp {
     fn run_white_box(&self, data: &GlmData<'_>, seed: u64, view: &mut WhiteBox) -> Result<()> {
-        if self.calibration() != Calibration::Certified {
-            return Err(DpError::Invalid(
-                "a white-box audit of AMP needs calibration = \"certified\": paper mode's \
-                 retries choose lambda and the noise from the data"
-                    .into(),
-            ));
-        }
         self.check_data(data)?;
         self.view().run(data, seed, view, |data, tau, rng| {
             self.minimiser(data, tau, rng)
@@ -223,6 +219,7 @@ mod tests {
     use super::*;
     use crate::features::FeatureMatrix;
     use crate::learn::Alg1Spec;
+    use crate::learn::iyengar::calibration::Calibration;
 
     fn spec() -> Alg1Spec {
         Alg1Spec {
@@ -329,7 +326,7 @@ mod tests {
     }
 
     #[test]
-    fn certified_amps_view_is_the_same_unit_shift_and_paper_mode_is_refused() {
+    fn amps_view_is_a_unit_shift_in_either_calibration() {
         use crate::accounting::calibrate::Target;
         use crate::accounting::rdp_accountant::RdpAccountant;
         use crate::learn::iyengar::amp::AmpSpec;
@@ -354,32 +351,40 @@ mod tests {
         };
         let target = Target::new(4.0, 1e-5).unwrap();
         let rdp = RdpAccountant::new();
-        let amp = spec
-            .build(Calibration::Certified, 300, target, &rdp)
-            .unwrap();
-        assert_eq!(amp.view_event(), amp.objpert_event());
-        assert!(matches!(amp.view_event(), Event::ObjPert(_)));
-        let z = amp.noise_multiplier();
-        let (mut diff, mut out_sq) = (0.0, 0.0);
-        let runs = 2000;
-        for seed in 0..runs {
-            let mut out = WhiteBox::one(false);
-            let mut inn = WhiteBox::one(true);
-            amp.run_white_box(&data, seed, &mut out).unwrap();
-            amp.run_white_box(&data, seed, &mut inn).unwrap();
-            diff += (inn.updates[0] - out.updates[0]) / runs as f64;
-            out_sq += out.updates[0].powi(2) / runs as f64;
+        // Paper mode's view is its first attempt: the same sum at its own (smaller) noise.
+        for calibration in [Calibration::Certified, Calibration::Paper] {
+            let amp = spec.build(calibration, 300, target, &rdp).unwrap();
+            assert_eq!(amp.view_event(), amp.objpert_event());
+            assert!(matches!(amp.view_event(), Event::ObjPert(_)));
+            let z = amp.noise_multiplier();
+            assert_eq!(z, amp.params().sigma_sum);
+            let (mut left, mut out_sq) = (0, 0.0);
+            let runs = 2000;
+            for seed in 0..runs {
+                let mut out = WhiteBox::one(false);
+                let mut inn = WhiteBox::one(true);
+                amp.run_white_box(&data, seed, &mut out).unwrap();
+                amp.run_white_box(&data, seed, &mut inn).unwrap();
+                let (u_in, u_out) = (inn.updates[0], out.updates[0]);
+                // A unit shift, or a canary pushed out of the linear zone, which can only
+                // shorten it and leaves the view above the central threshold 1/2.
+                if (u_in - u_out - 1.0).abs() > 1e-6 {
+                    assert!(u_in - u_out < 1.0 && u_in > 0.5, "{calibration:?}: {u_in}");
+                    left += 1;
+                }
+                out_sq += u_out.powi(2) / runs as f64;
+            }
+            // Paper mode's smaller Λ lets the canary's margin leave the zone now and then.
+            match calibration {
+                Calibration::Certified => assert_eq!(left, 0),
+                // 276 of 2,000 here: the branch above is exercised.
+                Calibration::Paper => assert!((1..runs / 5).contains(&left), "{left} of {runs}"),
+            }
+            assert!(
+                (out_sq.sqrt() / z - 1.0).abs() < 0.06,
+                "{calibration:?}: {} vs {z}",
+                out_sq.sqrt()
+            );
         }
-        assert!((diff - 1.0).abs() < 1e-6, "{diff}");
-        assert!(
-            (out_sq.sqrt() / z - 1.0).abs() < 0.06,
-            "{} vs {z}",
-            out_sq.sqrt()
-        );
-        let paper = spec.build(Calibration::Paper, 300, target, &rdp).unwrap();
-        let err = paper
-            .run_white_box(&data, 0, &mut WhiteBox::one(false))
-            .unwrap_err();
-        assert!(err.to_string().contains("calibration"), "{err}");
     }
 }

@@ -5,7 +5,6 @@
 
 use dp_core::accounting::event::Event;
 use dp_core::accounting::{RdpAccountant, Target};
-use dp_core::learn::iyengar::Calibration;
 use dp_core::learn::iyengar::amp::{Amp, AmpSpec};
 use dp_core::learn::{GlmLoss, Mechanism};
 use serde::{Deserialize, Serialize};
@@ -216,13 +215,13 @@ impl<P: AmpPoints> Grid for AmpFamily<P> {
         report.noise
     }
 
-    /// Certified AMP's minimiser before the output noise, with a Dirac canary
+    /// AMP's minimiser before the output noise, with a Dirac canary
     /// (`dp_core::learn::NoisySteps for Amp`), for the Huber loss, whose linear zone gives the
-    /// canary a constant gradient; paper mode's retries choose Λ from the data.
+    /// canary a constant gradient. In paper mode, the first attempt's: its retries, which
+    /// choose Λ from the data, start only where that solve fails.
     fn white_box(mech: &Amp) -> Option<Box<dyn WhiteBox>> {
         let huber = matches!(mech.spec().loss, GlmLoss::Huber { .. });
-        (mech.calibration() == Calibration::Certified && huber)
-            .then(|| Box::new(Steps(mech.clone())) as Box<dyn WhiteBox>)
+        huber.then(|| Box::new(Steps(mech.clone())) as Box<dyn WhiteBox>)
     }
 
     fn ran(_mech: &Amp, report: &<Amp as Mechanism>::Report) -> Event {
