@@ -13,7 +13,9 @@
 //! bound is the GDP estimate at the central threshold, fixed in advance, on all runs; with
 //! Poisson batches, the threshold chosen on half the runs and its counts on the other half
 //! tested against the view's own family, the subsampled Gaussian's curves (`fdp`,
-//! [`dp_core::audit::sampled_family`]); elsewhere the Clopper–Pearson threshold bound. The
+//! [`dp_core::audit::sampled_family`]); elsewhere the Clopper–Pearson threshold bound, at a
+//! threshold planned from the view's law where that is known (P-FW, P-PSGD: all runs count),
+//! else chosen on half the runs. The
 //! certificate compared with is the event of what the auditor sees
 //! ([`crate::experiment::audited::WhiteBox::event`]): every step for DP-SGD and P-SGD,
 //! objective perturbation alone for Algorithm 1 and AMP.
@@ -24,6 +26,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use dp_core::audit::ceiling::{Tradeoff, ceiling};
 use dp_core::audit::gdp;
+use dp_core::audit::planned_threshold::planned_threshold;
 use dp_core::audit::threshold::{Statistic, fixed_threshold_audit};
 
 use super::one::{self, Outcome, Test};
@@ -100,7 +103,20 @@ pub fn audit(
     };
     // Poisson batches: the threshold's counts tested against the view's own family.
     let family = view.sampled_family().filter(|_| mu.is_none());
-    let test = if mu.is_some() {
+    // A view whose law is known plans its threshold before the runs: every run counts.
+    let planned = match (mu, family) {
+        (None, None) => match view.planned_candidates(&data)? {
+            Some(candidates) => {
+                let n = (scores_d.len() as u64, scores_p.len() as u64);
+                planned_threshold(&candidates, n.0, n.1, cfg.delta, gamma)?
+            }
+            None => None,
+        },
+        _ => None,
+    };
+    let test = if let Some(t) = planned {
+        fixed_threshold_audit(&scores_d, &scores_p, t, cfg.delta, gamma)?
+    } else if mu.is_some() {
         // The log-likelihood ratio of a Gaussian view: under the claimed trade-off its laws
         // on D and D′ are N(∓μ²/2, μ²), symmetric about 0, where the μ estimate varies
         // least. A threshold fixed before the runs needs no selection half, so every run

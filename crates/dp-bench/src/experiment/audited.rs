@@ -71,6 +71,17 @@ pub trait WhiteBox: Send + Sync {
     fn exact_curve(&self) -> Option<dp_core::audit::ceiling::Tradeoff> {
         None
     }
+    /// Where the law of the score is known on both sides (P-FW's vertex count, P-PSGD's
+    /// mixture), candidate thresholds (t, α(t), β(t)) of the rule "score > t means D′": the
+    /// audit then fixes its threshold before the runs
+    /// ([`dp_core::audit::planned_threshold::planned_threshold`]) and every run counts. `None`:
+    /// the threshold is chosen on half the runs.
+    fn planned_candidates(
+        &self,
+        _data: &GlmData<'_>,
+    ) -> dp_core::Result<Option<Vec<(f64, f64, f64)>>> {
+        Ok(None)
+    }
     /// The `audit.canary` this view answers to: a gradient canary, or SVT's chosen answers.
     fn canary(&self) -> super::audit_settings::Canary {
         super::audit_settings::Canary::Gradient

@@ -22,6 +22,8 @@
 //! - The ceiling ([`ceiling`]): the best bound any statistic could reach from a mechanism's own
 //!   trade-off curve with the same runs, beside which a measured bound can be judged;
 //!   [`one_run_ceiling`] is the one-run audit's.
+//! - A threshold planned from a view's known law ([`planned_threshold`]): fixed before the
+//!   runs, so every run counts.
 //!
 //! The statistics stay valid only if the threshold, canaries and guess counts are fixed before
 //! looking at the runs they are evaluated on: choose them on disjoint runs (as
@@ -33,6 +35,7 @@ pub mod gdp;
 pub mod one_run;
 pub mod one_run_ceiling;
 pub mod one_run_fdp;
+pub mod planned_threshold;
 pub mod sampled_family;
 pub mod threshold;
 pub mod white_box;

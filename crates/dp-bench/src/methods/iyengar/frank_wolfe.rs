@@ -6,6 +6,7 @@ use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::accounting::{RdpAccountant, Target};
 use dp_core::learn::iyengar::frank_wolfe::{Pfw, PfwSpec};
 use dp_core::learn::{GlmData, GlmLoss, Mechanism};
+use dp_core::special::ln_binom;
 use serde::{Deserialize, Serialize};
 
 use super::common::{Common, Grid, GridMethod};
@@ -154,7 +155,42 @@ impl WhiteBox for VertexSigns {
         Ok(Some(step.self_composed(self.0.spec().steps)))
     }
 
+    /// The count of + vertices is Binomial(T, p) on D′ and Binomial(T, 1 − p) on D, p the
+    /// chance of the + side at the view's step ε (the steps are independent: on the auditor's
+    /// dataset the gradient does not move with θ). Thresholds s − ½ for s = 0, …, T + 1.
+    fn planned_candidates(
+        &self,
+        data: &GlmData<'_>,
+    ) -> dp_core::Result<Option<Vec<(f64, f64, f64)>>> {
+        let epsilon = self.0.white_box_step_epsilon(data.d())?;
+        let p = 1.0 / (1.0 + (-epsilon).exp());
+        let steps = self.0.spec().steps as usize;
+        let (on_d, on_d_prime) = (binomial(steps, 1.0 - p), binomial(steps, p));
+        Ok(Some(
+            (0..=steps + 1)
+                .map(|s| {
+                    let above: f64 = on_d[s..].iter().sum();
+                    let below: f64 = on_d_prime[..s].iter().sum();
+                    (s as f64 - 0.5, above.min(1.0), below.min(1.0))
+                })
+                .collect(),
+        ))
+    }
+
     fn neighbours(&self) -> Neighbours {
         Neighbours::ReplaceOne
     }
+}
+
+/// The Binomial(n, p) probabilities of 0, …, n, from their logarithms (no overflow at any n).
+pub(super) fn binomial(n: usize, p: f64) -> Vec<f64> {
+    let (ln_p, ln_q) = (p.ln(), (-p).ln_1p());
+    (0..=n)
+        .map(|k| {
+            let (hit, miss) = (k as f64, (n - k) as f64);
+            // 0·ln 0 = 0 at p = 0 or 1.
+            let term = |count: f64, ln: f64| if count == 0.0 { 0.0 } else { count * ln };
+            (ln_binom(n as f64, hit) + term(hit, ln_p) + term(miss, ln_q)).exp()
+        })
+        .collect()
 }

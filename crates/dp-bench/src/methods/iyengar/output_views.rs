@@ -8,6 +8,7 @@ use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::audit::ceiling::Tradeoff;
 use dp_core::learn::iyengar::permutation::{Ppsgd, Pscpsgd};
 use dp_core::learn::{GlmData, Mechanism};
+use dp_core::special::norm_cdf;
 
 use crate::methods::audited::WhiteBox;
 
@@ -113,6 +114,36 @@ impl WhiteBox for PpsgdOutput {
     /// that the ceiling comes out high rather than low.
     fn exact_curve(&self) -> Option<Tradeoff> {
         Tradeoff::gaussian_mixture(&self.components().ok()?).ok()
+    }
+
+    /// The release's first coordinate is Σ w_i N(−s_i/2, σ²) on D and Σ w_i N(+s_i/2, σ²) on
+    /// D′ ([`Ppsgd::white_box_shifts`]); thresholds on a grid over both laws' bulk.
+    fn planned_candidates(
+        &self,
+        _data: &GlmData<'_>,
+    ) -> dp_core::Result<Option<Vec<(f64, f64, f64)>>> {
+        let sigma = self.0.noise();
+        let shifts = self.0.white_box_shifts()?;
+        let widest = shifts.iter().fold(0.0f64, |m, &(_, s)| m.max(s));
+        let reach = widest / 2.0 + 8.0 * sigma;
+        let mix = |z: &dyn Fn(f64) -> f64| -> f64 {
+            shifts
+                .iter()
+                .map(|&(w, s)| w * norm_cdf(z(s)))
+                .sum::<f64>()
+                .min(1.0)
+        };
+        Ok(Some(
+            (0..=400)
+                .map(|j| {
+                    let t = -reach + 2.0 * reach * j as f64 / 400.0;
+                    // α: D's runs above t; β: D′'s at or below it.
+                    let alpha = mix(&|s| -(t + s / 2.0) / sigma);
+                    let beta = mix(&|s| (t - s / 2.0) / sigma);
+                    (t, alpha, beta)
+                })
+                .collect(),
+        ))
     }
 
     fn neighbours(&self) -> Neighbours {

@@ -131,3 +131,22 @@ fn the_code_grids_have_the_codes_sizes() {
     // (no C, λ = 0): 27 points; (C set, λ > 0): 3·2·27 = 162 (reference §2.3).
     assert_eq!(live, 189);
 }
+
+/// The binomial law behind P-FW's planned threshold: closed forms, the ends, a large n.
+#[test]
+fn the_vertex_counts_law_is_the_binomial() {
+    let pmf = super::frank_wolfe::binomial(10, 0.3);
+    assert!((pmf.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    // C(10, 3)·0.3³·0.7⁷.
+    assert!((pmf[3] - 0.266_827_932_2).abs() < 1e-9, "{}", pmf[3]);
+    for (p, at) in [(0.0, 0), (1.0, 4)] {
+        let pmf = super::frank_wolfe::binomial(4, p);
+        for (k, q) in pmf.iter().enumerate() {
+            let want = if k == at { 1.0 } else { 0.0 };
+            assert!((q - want).abs() < 1e-12, "p = {p}: {pmf:?}");
+        }
+    }
+    let wide = super::frank_wolfe::binomial(100_000, 0.5);
+    assert!((wide.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    assert!(wide.iter().all(|p| p.is_finite()));
+}
