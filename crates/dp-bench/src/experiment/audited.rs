@@ -94,8 +94,8 @@ pub trait WhiteBox: Send + Sync {
 }
 
 /// A learner whose white-box view is noisy gradient sums ([`NoisySteps`]: DP-SGD's and
-/// certified P-SGD's steps, Algorithm 1's minimiser at the canary's coordinate), scored by the likelihood ratio of its claimed sampling rate and noise
-/// multiplier.
+/// certified P-SGD's steps, Algorithm 1's minimiser at the canary's coordinate), scored by the
+/// likelihood ratio of its claimed sampling rate and noise multiplier.
 pub struct Steps<M>(pub M);
 
 impl<M: NoisySteps> WhiteBox for Steps<M> {

@@ -55,7 +55,8 @@ impl View {
     }
 
     /// Runs `solve` (the mechanism's own noise draw and solver, to ‖∇J‖₂ ≤ `tau`) on `data`
-    /// with the auditor's coordinate and, when its one canary is in, the canary row; records λθ_j/g.
+    /// with the auditor's coordinate and, when its one canary is in, the canary row; records
+    /// λθ_j/g.
     fn run(
         &self,
         data: &GlmData<'_>,

@@ -457,7 +457,8 @@ impl Mechanism for Ppsgd {
 
 impl OutputPerturbation for Pscpsgd {
     /// The non-private part of [`Mechanism::fit`]: projected SGD from the uniform start and
-    /// over the permutation drawn from `seed` (shared across ε like [`OutputPerturbation::descend`]).
+    /// over the permutation drawn from `seed` (shared across ε like
+    /// [`OutputPerturbation::descend`]).
     fn descend(&self, data: &GlmData<'_>, seed: u64) -> Result<Vec<f64>> {
         self.descend_with(data, seed, None)
     }
