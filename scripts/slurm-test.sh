@@ -118,9 +118,9 @@ show_logs() {
 wait_jobs() {
   local queued
   for _ in $(seq 1200); do
-    if queued="$(squeue -h -j "$1" -o '%i %r' 2>&1)"; then
+    if queued="$(squeue -h -j "$1" -o '%i %r' 2>"$work/squeue.err")"; then
       [ -z "$queued" ] && return 0
-    elif grep -q "Invalid job id" <<<"$queued"; then
+    elif grep -q "Invalid job id" "$work/squeue.err"; then
       return 0 # finished long enough ago to be purged
     fi
     if grep -q DependencyNeverSatisfied <<<"$queued"; then
@@ -178,10 +178,16 @@ scancel "${jid}_$victim"
 wait_jobs "$jid"
 # The task's job has ended; its process must have too (it holds the shard's run lock), or the
 # resubmitted task would rightly refuse the folder as another run's.
+released=0
 for _ in $(seq 120); do
-  flock -n "cancelled/shards/$victim-of-4/.dp-bench.lock" true && break
+  flock -n "cancelled/shards/$victim-of-4/.dp-bench.lock" true && { released=1; break; }
   sleep 0.5
 done
+if [ $released -eq 0 ]; then
+  echo "FAIL: the cancelled task still holds its shard's lock 60 s after its job ended" >&2
+  ps -ef | grep "[d]p-bench" >&2
+  exit 1
+fi
 done_before="$(wc -l < "$journal" 2>/dev/null || echo 0)"
 if "$bin" merge cancelled >/dev/null 2>&1; then
   echo "FAIL: merge succeeded with a cancelled shard" >&2

@@ -43,7 +43,9 @@ pub struct Outcome {
     /// was recorded.
     #[serde(default = "black_box")]
     pub threat_model: String,
-    /// The statistic of `epsilon_lower`: `threshold` (Clopper–Pearson), `gdp` (the GDP
+    /// The statistic of `epsilon_lower`: `threshold` (Clopper–Pearson, the threshold chosen on
+    /// half the runs), `planned_threshold` (the same at a threshold planned from the view's
+    /// known law, on all runs), `gdp` (the GDP
     /// estimate, only where the trade-off is exactly Gaussian), `fdp` (a threshold test's
     /// counts against the subsampled Gaussian's curves, where the view is one), `one_run`
     /// (Steinke et al.) or
@@ -237,8 +239,8 @@ pub fn check_all(
                 return Err(at(anyhow::anyhow!(
                     "`audit.canary = {:?}` audits a view of its own (\"gradient\", white-box: \
                      DP-SGD's and certified P-SGD's noisy steps; with loss = \"huber\", \
-                     Algorithm 1's and certified AMP's minimiser before its output noise; \
-                     P-FW's vertices; certified P-SCPSGD's last iterate; \"queries\": \
+                     Algorithm 1's and AMP's minimiser before its output noise; P-FW's \
+                     vertices; P-PSGD's and certified P-SCPSGD's last iterates; \"queries\": \
                      SVT's released vector), and `methods.{name}` is audited by its final model \
                      only: audit it with `canary = \"rare_feature\"` in a config of its own",
                     canary.key()

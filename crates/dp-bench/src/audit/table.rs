@@ -141,8 +141,9 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     vertex chosen or the last iterate plus its output noise, with a gradient canary) and the \
     statistic. Measured ε: a lower bound holding with the config's `audit.confidence` for all \
     rows of a config together: the threshold test with Clopper–Pearson bounds (threshold chosen \
-    on the first half of each side's runs, bound computed on the second, or, where the view's \
-    law is known, white-box P-FW and P-PSGD, fixed in advance from it, on all runs; `fdp`: \
+    on the first half of each side's runs, bound computed on the second; `planned-threshold`: \
+    where the view's law is known, white-box P-FW and P-PSGD, fixed in advance from it, on all \
+    runs; `fdp`: \
     those counts \
     tested against the subsampled Gaussian's curves, the view's own family with Poisson batches, \
     its ε read from a lower bound on that member's), the GDP estimate at the central threshold \

@@ -191,10 +191,11 @@ pub fn audit(
             .as_ref()
             .map_or("white-box", |a| a.canary.threat_model())
             .into(),
-        statistic: match (statistic, family) {
-            (Statistic::Gdp, _) => "gdp".into(),
-            (Statistic::Threshold, Some(_)) => "fdp".into(),
-            (Statistic::Threshold, None) => "threshold".into(),
+        statistic: match (statistic, family, planned) {
+            (Statistic::Gdp, _, _) => "gdp".into(),
+            (Statistic::Threshold, Some(_), _) => "fdp".into(),
+            (Statistic::Threshold, None, Some(_)) => "planned_threshold".into(),
+            (Statistic::Threshold, None, None) => "threshold".into(),
         },
         epsilon_target: epsilon,
         epsilon_certified: certified,

@@ -49,8 +49,10 @@ pub trait WhiteBox: Send + Sync {
     fn max_canaries(&self) -> usize;
     /// The noisy sums the view records per canary (the steps T).
     fn steps(&self) -> usize;
-    /// μ when the trade-off of what the auditor sees is exactly μ-GDP (full-batch DP-SGD and
-    /// P-SGD, objective perturbation), where the GDP estimate is a valid bound.
+    /// μ when the trade-off of what the auditor sees is μ-GDP (full-batch DP-SGD and P-SGD),
+    /// or its counts at the central threshold are the μ-GDP pair's and the view is at least
+    /// as distinguishable (objective perturbation: `dp_core::learn::objpert_white_box`):
+    /// where the GDP estimate is a valid bound.
     fn gaussian_mu(&self) -> Option<f64>;
     /// The Poisson-subsampled Gaussian family (q < 1, its T) that each canary's view is in
     /// when it is not Gaussian (sampled DP-SGD and P-SGD): the one-run f-DP test's family.

@@ -104,7 +104,7 @@ impl Tradeoff {
     /// The curve of a mixture of Gaussian pairs with one mixing law: D gives N(−μ_i/2, 1) and
     /// D′ gives N(+μ_i/2, 1) with probability w_i, for `components` (w_i, μ_i), the w_i summing
     /// to 1 (an output-perturbation view whose shift depends on a hidden draw, such as the
-    /// canary's batch). The likelihood ratio Σ w_i e^{μ_i x − μ_i²/8} / Σ w_i e^{−μ_i x −
+    /// canary's batch). The likelihood ratio Σ w_i e^{μ_i x/2 − μ_i²/8} / Σ w_i e^{−μ_i x/2 −
     /// μ_i²/8} rises with x, so the tests "guess D′ iff x ≥ t" are the best there are:
     /// α(t) = Σ w_i Φ(−t − μ_i/2), β(t) = Σ w_i Φ(t − μ_i/2).
     ///

@@ -217,8 +217,8 @@ impl<P: AmpPoints> Grid for AmpFamily<P> {
 
     /// AMP's minimiser before the output noise, with a Dirac canary
     /// (`dp_core::learn::NoisySteps for Amp`), for the Huber loss, whose linear zone gives the
-    /// canary a constant gradient. In paper mode, the first attempt's: its retries, which
-    /// choose Λ from the data, start only where that solve fails.
+    /// canary a constant gradient. In paper mode, the first attempt's exact minimiser,
+    /// unconditionally: its retries, which choose Λ from the data, are not seen.
     fn white_box(mech: &Amp) -> Option<Box<dyn WhiteBox>> {
         let huber = matches!(mech.spec().loss, GlmLoss::Huber { .. });
         huber.then(|| Box::new(Steps(mech.clone())) as Box<dyn WhiteBox>)

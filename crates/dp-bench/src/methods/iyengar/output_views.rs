@@ -66,26 +66,37 @@ impl WhiteBox for OutputShift {
 /// The white-box view of P-PSGD ([`Ppsgd::white_box_release`]): from θ = 0, without a
 /// projection, so one feature is enough. Its curve is known exactly: the mixture over the
 /// canary's batch of Gaussian pairs ([`Ppsgd::white_box_shifts`]).
-pub struct PpsgdOutput(pub Ppsgd);
+pub struct PpsgdOutput {
+    mech: Ppsgd,
+    /// The view's mixture as (weight, distance / σ).
+    components: Vec<(f64, f64)>,
+    /// Its trade-off curve ([`Tradeoff::gaussian_mixture`]).
+    curve: Tradeoff,
+}
 
 impl PpsgdOutput {
-    /// The view's mixture as (weight, distance / σ).
-    fn components(&self) -> dp_core::Result<Vec<(f64, f64)>> {
-        let sigma = self.0.noise();
-        Ok(self
-            .0
+    /// The view of `mech`; an error where it has none (η > 2/β: no certificate).
+    pub fn new(mech: Ppsgd) -> dp_core::Result<Self> {
+        let sigma = mech.noise();
+        let components: Vec<(f64, f64)> = mech
             .white_box_shifts()?
             .into_iter()
             .map(|(w, s)| (w, s / sigma))
-            .collect())
+            .collect();
+        let curve = Tradeoff::gaussian_mixture(&components)?;
+        Ok(Self {
+            mech,
+            components,
+            curve,
+        })
     }
 }
 
 impl WhiteBox for PpsgdOutput {
     fn score(&self, _data: &GlmData<'_>, seed: u64, canary: bool) -> dp_core::Result<f64> {
-        let g = self.0.gradient_bound();
+        let g = self.mech.gradient_bound();
         let gradient = [if canary { -g } else { g }];
-        Ok(self.0.white_box_release(1, seed, &gradient)?[0])
+        Ok(self.mech.white_box_release(1, seed, &gradient)?[0])
     }
 
     /// The canary's coordinate is θ's only one: one per run.
@@ -100,20 +111,20 @@ impl WhiteBox for PpsgdOutput {
 
     /// Exactly μ-GDP where every batch has one size (the canary's distance is then fixed).
     fn gaussian_mu(&self) -> Option<f64> {
-        match self.components().ok()?.as_slice() {
+        match self.components.as_slice() {
             [(_, mu)] => Some(*mu),
             _ => None,
         }
     }
 
     fn event(&self) -> Event {
-        self.0.event()
+        self.mech.event()
     }
 
     /// The mixture's own curve ([`Tradeoff::gaussian_mixture`]), read on a grid from below so
     /// that the ceiling comes out high rather than low.
     fn exact_curve(&self) -> Option<Tradeoff> {
-        Tradeoff::gaussian_mixture(&self.components().ok()?).ok()
+        Some(self.curve.clone())
     }
 
     /// The release's first coordinate is Σ w_i N(−s_i/2, σ²) on D and Σ w_i N(+s_i/2, σ²) on
@@ -122,8 +133,8 @@ impl WhiteBox for PpsgdOutput {
         &self,
         _data: &GlmData<'_>,
     ) -> dp_core::Result<Option<Vec<(f64, f64, f64)>>> {
-        let sigma = self.0.noise();
-        let shifts = self.0.white_box_shifts()?;
+        let sigma = self.mech.noise();
+        let shifts = self.mech.white_box_shifts()?;
         let widest = shifts.iter().fold(0.0f64, |m, &(_, s)| m.max(s));
         let reach = widest / 2.0 + 8.0 * sigma;
         let mix = |z: &dyn Fn(f64) -> f64| -> f64 {

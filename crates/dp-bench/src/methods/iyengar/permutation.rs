@@ -186,9 +186,8 @@ impl Grid for PpsgdGrid {
     /// P-PSGD's last iterate plus its output noise on the auditor's dataset
     /// ([`PpsgdOutput`]), in either calibration; none where η > 2/β leaves no certificate.
     fn white_box(mech: &Ppsgd) -> Option<Box<dyn WhiteBox>> {
-        mech.white_box_shifts()
-            .is_ok()
-            .then(|| Box::new(PpsgdOutput(mech.clone())) as Box<dyn WhiteBox>)
+        let view = PpsgdOutput::new(mech.clone()).ok()?;
+        Some(Box::new(view) as Box<dyn WhiteBox>)
     }
 }
 

@@ -1,5 +1,5 @@
-//! What a white-box auditor of P-SCPSGD inserts and sees (audit.md §3, here for output
-//! perturbation).
+//! What a white-box auditor of P-SCPSGD and of P-PSGD inserts and sees (audit.md §3, here for
+//! output perturbation); P-PSGD's view is derived at its `impl` below.
 //!
 //! The auditor chooses the whole dataset, as the certificate allows: n − 1 rows at the origin,
 //! whose loss gradients are 0 at every θ, and one canary example whose gradient is a constant g
