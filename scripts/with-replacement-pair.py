@@ -2,7 +2,7 @@
 """Paper-mode P-SGD's batches (b draws with replacement) against the Poisson event they are
 accounted as, on one pair of datasets: ε of the pair, from its privacy-loss distribution.
 
-    python3 scripts/with-replacement-pair.py N B T Z DELTA
+    python3 scripts/with-replacement-pair.py N B T Z DELTA [H CAP KMAX]
 
 D has n rows; D′ adds a canary whose clipped gradient C·e_j touches a coordinate no other row
 does (add/remove, the event's relation). A batch of b draws from D′ holds the canary
@@ -10,8 +10,9 @@ k ~ Binomial(b, 1/(n + 1)) times, so each step's noisy sum at that coordinate is
 D and Σ_k w_k N(kC, (zC)²) on D′; steps are independent, T of them. Poisson sampling at
 q = b/n, the event, would give (1 − q)N(0, (zC)²) + qN(C, (zC)²).
 
-Each pair's loss is discretised on a grid of step H, losses rounded down (a lower bound on ε;
-mass above CAP dropped, multiplicities above 8 dropped: both lower it further) and, for the
+Each pair's loss is discretised on a grid of step H (default 2e-4), losses rounded down (a
+lower bound on ε; mass above CAP, default 60, and multiplicities above KMAX, default 8, dropped:
+both lower it further; a long run needs a coarser grid and a lower cap to fit in memory) and, for the
 Poisson pair, also up (an upper bound), in both directions, composed by FFT. Prints the
 Poisson pair's bracket, which `dp-bench privacy event` should fall in, and the lower bound for
 the with-replacement pair. A lower bound above what dp-bench certifies for the Poisson event
@@ -73,8 +74,11 @@ def epsilon(ks, ws, z, t, delta, up):
 
 
 def main():
-    if len(sys.argv) != 6:
+    global H, CAP, KMAX
+    if len(sys.argv) not in (6, 9):
         sys.exit(__doc__)
+    if len(sys.argv) == 9:
+        H, CAP, KMAX = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
     n, b, t = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     z, delta = float(sys.argv[4]), float(sys.argv[5])
     if not (n > 0 and 0 < b <= n and t > 0 and z > 0 and 0 < delta < 1):
