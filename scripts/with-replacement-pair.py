@@ -10,13 +10,15 @@ k ~ Binomial(b, 1/(n + 1)) times, so each step's noisy sum at that coordinate is
 D and Σ_k w_k N(kC, (zC)²) on D′; steps are independent, T of them. Poisson sampling at
 q = b/n, the event, would give (1 − q)N(0, (zC)²) + qN(C, (zC)²).
 
-Each pair's loss is discretised on a grid of step H (default 2e-4), losses rounded down (a
-lower bound on ε; mass above CAP, default 60, and multiplicities above KMAX, default 8, dropped:
-both lower it further; a long run needs a coarser grid and a lower cap to fit in memory) and, for the
-Poisson pair, also up (an upper bound), in both directions, composed by FFT. Prints the
-Poisson pair's bracket, which `dp-bench privacy event` should fall in, and the lower bound for
-the with-replacement pair. A lower bound above what dp-bench certifies for the Poisson event
-means that certificate does not cover paper-mode P-SGD.
+Each pair's loss is discretised on a grid of step H (default 2e-4): each cell of outputs at
+its least loss rounded down, a lower bound on ε (mass above CAP, default 60, and multiplicities
+above KMAX, default 8, are dropped: both lower it further; a long run needs a coarser grid and a
+lower cap to fit in memory), and for the Poisson pair also at its greatest rounded up with the
+tails at +inf, an upper bound; both directions, composed by FFT (exact up to its round-off,
+some 1e-17 per grid point). Prints the Poisson pair's bracket, which `dp-bench privacy event`
+should fall in, and the lower bound for the with-replacement pair. A lower bound above what
+dp-bench certifies for the Poisson event means that certificate does not cover paper-mode
+P-SGD.
 """
 import sys
 
@@ -30,35 +32,42 @@ KMAX = 8
 
 
 def pld(ks, ws, z, direction, up):
-    x = np.linspace(-14.0, 14.0 + max(ks) / z, 800001)
-    dx = x[1] - x[0]
-    lp = np.log(np.sum([w * norm.pdf(x, k / z) for k, w in zip(ks, ws)], axis=0) + 1e-300)
-    lq = norm.logpdf(x)
+    """(offset, pmf, mass at +inf) of one step's loss on a grid of step H: cells between
+    consecutive edges with their exact mass (CDF differences), each at the least loss over the
+    cell rounded down (`up` false) or the greatest rounded up (the loss is monotone in x).
+    Rounding down drops the tails beyond the edges and the losses above CAP; rounding up puts
+    the tails at +inf. Either way the bound keeps its direction."""
+    edges = np.linspace(-14.0, 14.0 + max(ks) / z, 800001)
+    lp = np.log(np.sum([w * norm.pdf(edges, k / z) for k, w in zip(ks, ws)], axis=0) + 1e-300)
+    lq = norm.logpdf(edges)
+    edge_loss = lp - lq if direction == "remove" else lq - lp
     if direction == "remove":
-        loss, mass = lp - lq, np.exp(lp) * dx
+        cdf = np.sum([w * norm.cdf(edges, k / z) for k, w in zip(ks, ws)], axis=0)
     else:
-        loss, mass = lq - lp, np.exp(lq) * dx
-    mass /= mass.sum()
-    keep = loss <= CAP if not up else np.ones_like(loss, dtype=bool)
+        cdf = norm.cdf(edges)
+    mass = np.diff(cdf)
+    loss = (np.maximum if up else np.minimum)(edge_loss[:-1], edge_loss[1:])
+    keep = np.ones_like(loss, dtype=bool) if up else loss <= CAP
     idx = (np.ceil if up else np.floor)(loss[keep] / H).astype(np.int64)
     lo = idx.min()
-    return lo, np.bincount(idx - lo, weights=mass[keep])
+    infinite = cdf[0] + (1.0 - cdf[-1]) if up else 0.0
+    return lo, np.bincount(idx - lo, weights=mass[keep]), infinite
 
 
-def compose(lo, pmf, t):
+def compose(lo, pmf, infinite, t):
     size = 1
     while size < t * (len(pmf) - 1) + 1:
         size *= 2
     out = irfft(rfft(pmf, size) ** t, size)[: t * (len(pmf) - 1) + 1]
-    return lo * t, np.maximum(out, 0.0)
+    return lo * t, np.maximum(out, 0.0), 1.0 - (1.0 - infinite) ** t
 
 
-def eps_at(lo, pmf, delta, up):
+def eps_at(lo, pmf, infinite, delta, up):
     loss = (lo + np.arange(len(pmf))) * H
 
     def d(e):
         m = loss > e
-        return np.sum(pmf[m] * (1.0 - np.exp(e - loss[m])))
+        return infinite + np.sum(pmf[m] * (1.0 - np.exp(e - loss[m])))
 
     a, b = 0.0, 500.0
     for _ in range(60):
