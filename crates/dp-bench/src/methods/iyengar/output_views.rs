@@ -68,8 +68,8 @@ impl WhiteBox for OutputShift {
 /// canary's batch of Gaussian pairs ([`Ppsgd::white_box_shifts`]).
 pub struct PpsgdOutput {
     mech: Ppsgd,
-    /// The view's mixture as (weight, distance / σ).
-    components: Vec<(f64, f64)>,
+    /// The view's mixture as (weight, distance) ([`Ppsgd::white_box_shifts`]).
+    shifts: Vec<(f64, f64)>,
     /// Its trade-off curve ([`Tradeoff::gaussian_mixture`]).
     curve: Tradeoff,
 }
@@ -78,15 +78,12 @@ impl PpsgdOutput {
     /// The view of `mech`; an error where it has none (η > 2/β: no certificate).
     pub fn new(mech: Ppsgd) -> dp_core::Result<Self> {
         let sigma = mech.noise();
-        let components: Vec<(f64, f64)> = mech
-            .white_box_shifts()?
-            .into_iter()
-            .map(|(w, s)| (w, s / sigma))
-            .collect();
-        let curve = Tradeoff::gaussian_mixture(&components)?;
+        let shifts = mech.white_box_shifts()?;
+        let in_noise_units: Vec<(f64, f64)> = shifts.iter().map(|&(w, s)| (w, s / sigma)).collect();
+        let curve = Tradeoff::gaussian_mixture(&in_noise_units)?;
         Ok(Self {
             mech,
-            components,
+            shifts,
             curve,
         })
     }
@@ -111,8 +108,8 @@ impl WhiteBox for PpsgdOutput {
 
     /// Exactly μ-GDP where every batch has one size (the canary's distance is then fixed).
     fn gaussian_mu(&self) -> Option<f64> {
-        match self.components.as_slice() {
-            [(_, mu)] => Some(*mu),
+        match self.shifts.as_slice() {
+            [(_, s)] => Some(s / self.mech.noise()),
             _ => None,
         }
     }
@@ -134,11 +131,10 @@ impl WhiteBox for PpsgdOutput {
         _data: &GlmData<'_>,
     ) -> dp_core::Result<Option<Vec<(f64, f64, f64)>>> {
         let sigma = self.mech.noise();
-        let shifts = self.mech.white_box_shifts()?;
-        let widest = shifts.iter().fold(0.0f64, |m, &(_, s)| m.max(s));
+        let widest = self.shifts.iter().fold(0.0f64, |m, &(_, s)| m.max(s));
         let reach = widest / 2.0 + 8.0 * sigma;
         let mix = |z: &dyn Fn(f64) -> f64| -> f64 {
-            shifts
+            self.shifts
                 .iter()
                 .map(|&(w, s)| w * norm_cdf(z(s)))
                 .sum::<f64>()

@@ -355,6 +355,18 @@ struct Schedule {
     passes: u64,
 }
 
+impl Schedule {
+    /// The schedule of a descent in `calibration`: balanced minibatches when certified.
+    fn of(loss: GlmLoss, batch: usize, calibration: Calibration, passes: u64) -> Self {
+        Schedule {
+            loss,
+            batch,
+            balanced: calibration == Calibration::Certified,
+            passes,
+        }
+    }
+}
+
 /// A white-box auditor's canary example: its row and its gradient, the same at every θ (a
 /// linear loss), added to its minibatch's sum wherever the row falls.
 type Canary<'a> = (usize, &'a [f64]);
@@ -407,6 +419,22 @@ fn permutation_passes(
         }
     }
     Ok(())
+}
+
+/// One descent from `seed`: the generator draws the start (`start`, given the width) and then
+/// the permutation, and [`permutation_passes`] runs the steps; the iterate it ends at.
+fn seeded_passes(
+    data: &GlmData<'_>,
+    schedule: Schedule,
+    seed: u64,
+    canary: Option<Canary<'_>>,
+    start: impl FnOnce(&mut StdRng, usize) -> Vec<f64>,
+    step: impl FnMut(&mut [f64], &[f64]),
+) -> Result<Vec<f64>> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut theta = start(&mut rng, data.d());
+    permutation_passes(data, schedule, canary, &mut rng, &mut theta, step)?;
+    Ok(theta)
 }
 
 /// The seed of the output noise of a [`Mechanism::fit`] with `seed` (the descent uses `seed`).
@@ -490,25 +518,11 @@ impl Ppsgd {
         let s = &self.spec;
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
-        let mut rng = StdRng::seed_from_u64(seed);
-        let mut theta = vec![0.0; data.d()];
-        let schedule = Schedule {
-            loss: s.loss,
-            batch: s.batch,
-            balanced: self.calibration == Calibration::Certified,
-            passes: s.passes,
-        };
-        permutation_passes(
-            data,
-            schedule,
-            canary,
-            &mut rng,
-            &mut theta,
-            |theta, grad| {
-                theta.iter_mut().zip(grad).for_each(|(t, g)| *t -= s.lr * g);
-            },
-        )?;
-        Ok(theta)
+        let schedule = Schedule::of(s.loss, s.batch, self.calibration, s.passes);
+        let start = |_: &mut StdRng, d: usize| vec![0.0; d];
+        seeded_passes(data, schedule, seed, canary, start, |theta, grad| {
+            theta.iter_mut().zip(grad).for_each(|(t, g)| *t -= s.lr * g);
+        })
     }
 }
 
@@ -523,32 +537,18 @@ impl Pscpsgd {
         let s = &self.spec;
         check_rows(data, self.n)?;
         check_row_bound(data, s.lipschitz)?;
-        let mut rng = StdRng::seed_from_u64(seed);
-        let mut theta = uniform_start(&mut rng, data.d(), s.radius);
         let (inv_beta, lambda) = (1.0 / self.smoothness, s.lambda);
-        let schedule = Schedule {
-            loss: s.loss,
-            batch: s.batch,
-            balanced: self.calibration == Calibration::Certified,
-            passes: s.passes,
-        };
+        let schedule = Schedule::of(s.loss, s.batch, self.calibration, s.passes);
+        let start = |rng: &mut StdRng, d: usize| uniform_start(rng, d, s.radius);
         let mut t = 0u64;
-        permutation_passes(
-            data,
-            schedule,
-            canary,
-            &mut rng,
-            &mut theta,
-            |theta, grad| {
-                t += 1;
-                let eta = inv_beta.min(1.0 / (lambda * t as f64));
-                for (th, g) in theta.iter_mut().zip(grad) {
-                    *th -= eta * (g + lambda * *th);
-                }
-                project_l2(theta, s.radius);
-            },
-        )?;
-        Ok(theta)
+        seeded_passes(data, schedule, seed, canary, start, |theta, grad| {
+            t += 1;
+            let eta = inv_beta.min(1.0 / (lambda * t as f64));
+            for (th, g) in theta.iter_mut().zip(grad) {
+                *th -= eta * (g + lambda * *th);
+            }
+            project_l2(theta, s.radius);
+        })
     }
 
     /// The release's Gaussian, drawn from `seed` (before the final projection).

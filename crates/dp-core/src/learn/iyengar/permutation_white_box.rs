@@ -25,16 +25,14 @@
 //! (2G/(λn) for equal ones), the factor G/L_reg below the certificate, and below that again by
 //! the early steps, where η = 1/β < 1/(λt).
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-
 use super::{Ppsgd, Pscpsgd};
 use crate::error::{DpError, Result};
 use crate::features::FeatureMatrix;
 use crate::learn::data::GlmData;
 use crate::learn::iyengar::calibration::Calibration;
-use crate::learn::iyengar::step::{add_gaussian, batch_bounds};
+use crate::learn::iyengar::step::batch_bounds;
 use crate::learn::loss::lipschitz;
+use crate::learn::mechanism::OutputPerturbation;
 
 impl Pscpsgd {
     /// The bound on a per-example loss gradient's ℓ2 norm that the sensitivity assumes:
@@ -51,10 +49,9 @@ impl Pscpsgd {
     pub fn white_box_release(&self, d: usize, seed: u64, canary: &[f64]) -> Result<Vec<f64>> {
         self.check_certified()?;
         check_canary("P-SCPSGD", canary, d, self.gradient_bound())?;
-        let origin = FeatureMatrix::origin(self.n, d);
-        let y = vec![1.0; self.n];
-        let data = GlmData::new(&origin, &y)?;
-        let mut theta = self.descend_with(&data, seed, Some((0, canary)))?;
+        let mut theta = on_the_origin(self.n, d, |data| {
+            self.descend_with(data, seed, Some((0, canary)))
+        })?;
         self.add_output_noise(&mut theta, super::noise_seed(seed));
         Ok(theta)
     }
@@ -95,6 +92,18 @@ impl Pscpsgd {
                 .into(),
         ))
     }
+}
+
+/// `descend` on the auditor's dataset of `n` rows at the origin, `d` features wide (labels +1;
+/// row 0 carries the canary's gradient).
+fn on_the_origin(
+    n: usize,
+    d: usize,
+    descend: impl FnOnce(&GlmData<'_>) -> Result<Vec<f64>>,
+) -> Result<Vec<f64>> {
+    let origin = FeatureMatrix::origin(n, d);
+    let y = vec![1.0; n];
+    descend(&GlmData::new(&origin, &y)?)
 }
 
 /// A gradient canary of `d` entries whose ℓ2 norm is at most `bound`, or an error naming
@@ -144,13 +153,10 @@ impl Ppsgd {
     pub fn white_box_release(&self, d: usize, seed: u64, canary: &[f64]) -> Result<Vec<f64>> {
         self.check_finite()?;
         check_canary("P-PSGD", canary, d, self.gradient_bound())?;
-        let origin = FeatureMatrix::origin(self.n, d);
-        let y = vec![1.0; self.n];
-        let data = GlmData::new(&origin, &y)?;
-        let mut theta = self.descend_with(&data, seed, Some((0, canary)))?;
-        let mut rng = StdRng::seed_from_u64(super::noise_seed(seed));
-        add_gaussian(&mut rng, self.noise, &mut theta);
-        Ok(theta)
+        let theta = on_the_origin(self.n, d, |data| {
+            self.descend_with(data, seed, Some((0, canary)))
+        })?;
+        Ok(self.release(theta, super::noise_seed(seed)).0)
     }
 
     /// The view's mixture, one (weight |B_i|/n, distance s_i = 2kηG/|B_i|) per distinct
