@@ -6,6 +6,8 @@
 //! - **RDP** on the default orders (supports every event but `NonPrivate`);
 //! - **PLD**, where it supports the event (it may decline a long, low-noise composition whose
 //!   discretisation window would be too large: RDP's answer stands then);
+//! - **the revealed closed form** for T steps of a Gaussian on batches drawn with replacement
+//!   (paper P-SGD: `with_replacement_gaussian.rs`), which PLD declines;
 //! - **single release**: one `EpsilonDelta{ε, δ₀}` is (ε, δ₀)-DP, so ε at any δ ≥ δ₀ and ∞
 //!   below (RDP cannot bound an approximate-DP release at all, and pays a conversion term on a
 //!   pure one);
@@ -29,6 +31,7 @@ use crate::accounting::accountant::{Accountant, epsilon_of};
 use crate::accounting::event::Event;
 use crate::accounting::pld_accountant::PldAccountant;
 use crate::accounting::rdp_accountant::RdpAccountant;
+use crate::accounting::with_replacement_gaussian;
 use crate::error::Result;
 
 /// Certifies events at a δ with the smallest bound among the accountants that support them,
@@ -145,14 +148,47 @@ impl Certifier {
         }
     }
 
-    /// The smaller of RDP's and (where it supports the event) PLD's bound.
+    /// The smallest of RDP's, PLD's (where it supports the event) and the revealed closed
+    /// form's (where the event is one).
     fn joint(&self, event: &Event, delta: f64) -> Result<f64> {
         let rdp = epsilon_of(self.rdp.fresh(), event, delta)?;
-        Ok(match self.pld.supports(event) {
+        let pld = match self.pld.supports(event) {
             Ok(()) => epsilon_of(self.pld.fresh(), event, delta).map_or(rdp, |p| p.min(rdp)),
             Err(_) => rdp,
+        };
+        Ok(match revealed(event, delta) {
+            Some(r) => r?.min(pld),
+            None => pld,
         })
     }
+}
+
+/// T steps (or one) of a Gaussian on batches drawn with replacement, in the closed form that
+/// reveals each step's multiplicity ([`with_replacement_gaussian::revealed_epsilon`]); `None`
+/// for any other event.
+fn revealed(event: &Event, delta: f64) -> Option<Result<f64>> {
+    let (step, steps) = match event {
+        Event::SelfComposed { event, count } => (event.as_ref(), *count),
+        other => (other, 1),
+    };
+    let Event::SampledWithReplacement {
+        population,
+        draws,
+        event: inner,
+    } = step
+    else {
+        return None;
+    };
+    let Event::Gaussian { noise_multiplier } = inner.as_ref() else {
+        return None;
+    };
+    Some(with_replacement_gaussian::revealed_epsilon(
+        *noise_multiplier,
+        *draws,
+        *population,
+        steps,
+        delta,
+    ))
 }
 
 #[cfg(test)]

@@ -19,9 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::accounting::objpert::ObjPert;
 use crate::accounting::private_selection::Selection;
 use crate::accounting::with_replacement;
-use crate::error::{
-    DpError, Result, check_epsilon_delta, check_positive, check_sampling_rate, ensure,
-};
+use crate::error::{DpError, Result, check_epsilon_delta, check_positive, check_sampling_rate};
 
 /// Which datasets an event's guarantee treats as neighbours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,7 +123,8 @@ pub enum Event {
     /// Replace-one neighbours, as [`Event::SampledWithoutReplacement`]. `event`'s parameters
     /// are per copy: its guarantee is against replacing one element of the batch, so a record
     /// drawn k times costs k of them (group privacy). Accountants support it around a pure
-    /// ε-DP event, through the bound of [`crate::accounting::with_replacement`].
+    /// ε-DP event, through the bound of [`crate::accounting::with_replacement`], and around a
+    /// Gaussian through the looser one of [`crate::accounting::with_replacement_gaussian`].
     SampledWithReplacement {
         /// n, the records drawn from (≥ 1).
         population: u64,
@@ -208,18 +207,7 @@ impl Event {
     /// Checked `SampledWithReplacement` event: a population of at least one record and at most
     /// [`crate::accounting::with_replacement::MAX_DRAWS`] draws.
     pub fn sampled_with_replacement(population: u64, draws: u64, event: Event) -> Result<Event> {
-        ensure(
-            population >= 1,
-            "population",
-            population as f64,
-            "must be >= 1",
-        )?;
-        ensure(
-            draws <= crate::accounting::with_replacement::MAX_DRAWS,
-            "draws",
-            draws as f64,
-            "must be <= 1,000,000",
-        )?;
+        with_replacement::check_sizes(draws, population)?;
         Ok(Event::SampledWithReplacement {
             population,
             draws,

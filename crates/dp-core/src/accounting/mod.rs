@@ -29,6 +29,7 @@ pub mod relation;
 pub mod subsampled_gaussian;
 pub mod subsampled_gaussian_wor;
 pub mod with_replacement;
+pub mod with_replacement_gaussian;
 
 pub use accountant::{Accountant, epsilon_of};
 pub use calibrate::{Bracket, Target, calibrate};

@@ -16,7 +16,7 @@ use crate::accounting::gaussian;
 use crate::accounting::rdp_curve::{Conversion, RdpCurve, default_orders};
 use crate::accounting::subsampled_gaussian::SubsampledGaussian;
 use crate::accounting::subsampled_gaussian_wor::WorGaussian;
-use crate::accounting::with_replacement;
+use crate::accounting::{with_replacement, with_replacement_gaussian};
 use crate::error::{DpError, Result, check_delta, check_nonnegative};
 
 /// Per-sampling-rate subsampled-Gaussian tables, shared by the accountants made with
@@ -237,6 +237,17 @@ impl RdpAccountant {
                         *population,
                     )?)
                 }),
+                // Per-copy z; the replaced row's multiplicity revealed (valid, loose).
+                Event::Gaussian { noise_multiplier } => leaf(&|| {
+                    RdpCurve::try_from_fn(orders, |a| {
+                        with_replacement_gaussian::revealed_rdp(
+                            *noise_multiplier,
+                            *draws,
+                            *population,
+                            a,
+                        )
+                    })
+                }),
                 _ => Err(unsupported(event, WR_PURE_ONLY)),
             },
             Event::SelfComposed { event, count } => {
@@ -285,8 +296,8 @@ const APPROXIMATE_DP: &str = "an (ε, δ) guarantee with δ > 0 has no RDP curve
 const POISSON_GAUSSIAN_ONLY: &str =
     "RDP amplification by Poisson sampling is implemented for the Gaussian only";
 
-const WR_PURE_ONLY: &str =
-    "amplification by sampling with replacement is implemented for pure ε-DP only";
+const WR_PURE_ONLY: &str = "sampling with replacement is implemented around a pure ε-DP \
+     event or a Gaussian (whose replaced row's multiplicity the bound reveals) only";
 
 const WOR_GAUSSIAN_ONLY: &str =
     "RDP amplification by sampling without replacement is implemented for the Gaussian only";

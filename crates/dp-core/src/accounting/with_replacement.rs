@@ -33,7 +33,7 @@
 //! δ_K ≤ [`TAIL`]; the PLD accountant composes that pair, RDP the pure ε′, and the certifier
 //! keeps the smaller answer.
 
-use crate::error::{DpError, Result, check_nonnegative};
+use crate::error::{DpError, Result, check_nonnegative, ensure};
 use crate::special::{ln_factorial, log_add_exp};
 
 /// Most draws per batch (memory and time grow linearly with it).
@@ -65,6 +65,13 @@ pub fn truncated(per_copy: f64, draws: u64, population: u64) -> Result<(f64, f64
         return Ok((0.0, 0.0));
     }
     let ln_w = ln_weights(draws, population);
+    let (last, delta) = tail_cut(&ln_w, draws);
+    Ok((shaded(max_ratio(&ln_w[..=last], per_copy), draws), delta))
+}
+
+/// The least K with δ_K = P(k > K) ≤ [`TAIL`] for the weights `ln_w` of `draws` draws
+/// ([`ln_weights`]), and δ_K shaded up past the weights' round-off.
+pub(crate) fn tail_cut(ln_w: &[f64], draws: u64) -> (usize, f64) {
     // ln P(k > K) for K = m, m − 1, …, while it stays within TAIL once shaded up by the
     // weights' round-off (relative, as the error of ln w_k is absolute).
     let up = 1.0 + 1e-9 + margin(draws);
@@ -77,8 +84,7 @@ pub fn truncated(per_copy: f64, draws: u64, population: u64) -> Result<(f64, f64
         tail = with;
         last -= 1;
     }
-    let delta = tail.exp() * up;
-    Ok((shaded(max_ratio(&ln_w[..=last], per_copy), draws), delta))
+    (last, tail.exp() * up)
 }
 
 /// The claim's maximum over K of ln(num/den), for the k = 0..ln_w.len() − 1 given.
@@ -114,7 +120,7 @@ fn shaded(eps: f64, draws: u64) -> f64 {
 
 /// A bound on the absolute round-off of ln w_k: ln(m − k)! and ln k! are within a few ulps of
 /// ln m! ≤ (m + 1) ln(m + 1) each (1.2e-11 at m = 1,000; 2.5e-8 at the cap).
-fn margin(draws: u64) -> f64 {
+pub(crate) fn margin(draws: u64) -> f64 {
     let m = draws as f64 + 1.0;
     8.0 * m * m.ln() * f64::EPSILON
 }
@@ -133,6 +139,23 @@ fn check(per_copy: f64, draws: u64, population: u64) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// The sizes every bound here is computed for: a population of at least one row and at most
+/// [`MAX_DRAWS`] draws.
+pub(crate) fn check_sizes(draws: u64, population: u64) -> Result<()> {
+    ensure(
+        population >= 1,
+        "population",
+        population as f64,
+        "must be >= 1",
+    )?;
+    ensure(
+        draws <= MAX_DRAWS,
+        "draws",
+        draws as f64,
+        "must be <= 1,000,000",
+    )
 }
 
 /// ln w_k = ln Bin(m, 1/n)(k) for k = 0..=m, the chance that a batch of m draws holds a given
@@ -374,12 +397,13 @@ mod tests {
         let mut rdp = RdpAccountant::new();
         rdp.compose(&event, 1).unwrap();
         assert!(rdp.supports(&Event::dpsgd(0.1, 1.0, 10).unwrap()).is_err());
-        // A Gaussian inside has no bound here.
+        // A Gaussian inside: RDP's revealed-multiplicity bound
+        // (`with_replacement_gaussian`), no PLD.
         let gauss = Event::sampled_with_replacement(300, 100, Event::gaussian(1.0).unwrap());
         assert!(
             RdpAccountant::new()
                 .supports(gauss.as_ref().unwrap())
-                .is_err()
+                .is_ok()
         );
         assert!(PldAccountant::new().supports(&gauss.unwrap()).is_err());
     }

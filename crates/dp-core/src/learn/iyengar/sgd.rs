@@ -5,7 +5,8 @@
 //! replacement*, θ ← θ − η(mean ∇(ℓ + (λ/2)‖θ‖²) + N(0, σ²I)), projection onto ‖θ‖₂ ≤ C after
 //! every step when C is set, θ₀ ~ U[−C, C]^d (0 without C), σ = 4L_reg√(T ln(1/δ))/(nε) with
 //! L_reg = L + λC. That σ is the moments-accountant form outside the range where it is proved,
-//! and is not (ε, δ)-DP for ε ≳ 0.3 (§2.8 item 4). `Certified` samples Poisson batches of rate
+//! and is not (ε, δ)-DP for ε ≳ 0.3 (§2.8 item 4); its certificate reveals how often the
+//! replaced row is drawn ([`Psgd`]'s event). `Certified` samples Poisson batches of rate
 //! q = k/n (as this project's DP-SGD), divides the gradient sum by k and calibrates the noise
 //! multiplier with the RDP accountant.
 
@@ -123,10 +124,17 @@ impl PsgdSpec {
                 }
             }
         };
-        let event = if self.is_live() {
-            Event::dpsgd(rate, z, self.steps)?
-        } else {
-            Event::NoOp
+        let event = match (self.is_live(), calibration) {
+            (false, _) => Event::NoOp,
+            // k draws with replacement: replace-one neighbours, where a copy's gradient moves
+            // by up to 2L when its row is replaced, so the per-copy multiplier is z/2.
+            (true, Calibration::Paper) => Event::sampled_with_replacement(
+                n as u64,
+                self.batch as u64,
+                Event::gaussian(z / 2.0)?,
+            )?
+            .self_composed(self.steps),
+            (true, Calibration::Certified) => Event::dpsgd(rate, z, self.steps)?,
         };
         Ok(Psgd {
             spec: *self,
@@ -202,7 +210,7 @@ pub struct PsgdReport {
     pub live: bool,
     /// Std σ of the Gaussian added to the mean gradient at every step (0 when dead).
     pub noise: f64,
-    /// Noise multiplier z = σk/L of the accounted subsampled Gaussian (0 when dead).
+    /// Noise multiplier z = σk/L of a step's gradient sum under add/remove (0 when dead).
     pub z: f64,
     /// Steps T.
     pub steps: u64,
@@ -252,10 +260,13 @@ impl Mechanism for Psgd {
         "psgd"
     }
 
-    /// T Poisson-subsampled Gaussian steps, rate q = k/n, z = σk/L, for add/remove neighbours
-    /// (unlike the replace-one Gaussian events of P-PSGD and P-SCPSGD). In paper mode the
-    /// k-with-replacement minibatch is accounted as Poisson sampling of rate k/n: the
-    /// reference's own approximation (§2.3), not a proof. Dead grid points: [`Event::NoOp`].
+    /// Certified: T Poisson-subsampled Gaussian steps, rate q = k/n, z = σk/L, for add/remove
+    /// neighbours. Paper: T Gaussians at per-copy multiplier z/2 on k rows drawn with
+    /// replacement from n, for replace-one neighbours, bounded by revealing how often the
+    /// replaced row is drawn (`accounting/with_replacement_gaussian.rs`: valid and far above
+    /// the truth). The reference accounts that minibatch as Poisson sampling at rate k/n
+    /// (§2.3), which under-reports (`scripts/with-replacement-pair.py`). Dead grid points:
+    /// [`Event::NoOp`].
     fn event(&self) -> Event {
         self.event.clone()
     }

@@ -1,0 +1,201 @@
+//! The revealed-multiplicity bound against its closed forms, its orderings, and the hidden
+//! pair it must stay above.
+
+use std::f64::consts::PI;
+
+use super::*;
+
+/// The Gaussian mechanism's Rényi divergence at sensitivity s over noise multiplier z.
+fn gaussian(s: f64, z: f64, alpha: f64) -> f64 {
+    alpha * s * s / (2.0 * z * z)
+}
+
+#[test]
+fn closed_forms_at_one_draw_and_one_row() {
+    for (z, alpha) in [(1.0, 2.0), (0.8, 8.0), (3.0, 1.5)] {
+        // n = 1: every draw is the row, a Gaussian at sensitivity m.
+        let got = revealed_rdp(z, 5, 1, alpha).unwrap();
+        let want = gaussian(5.0, z, alpha);
+        assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
+        // m = 1: ln((1 − 1/n) + e^{(α−1)α/(2z²)}/n)/(α − 1).
+        let n = 100.0;
+        let got = revealed_rdp(z, 1, 100, alpha).unwrap();
+        let want = ((1.0 - 1.0 / n) + ((alpha - 1.0) * gaussian(1.0, z, alpha)).exp() / n).ln()
+            / (alpha - 1.0);
+        assert!(
+            (got - want).abs() <= 1e-12 * want.max(1e-300),
+            "{got} vs {want}"
+        );
+    }
+    assert_eq!(revealed_rdp(1.0, 0, 10, 2.0).unwrap(), 0.0);
+}
+
+#[test]
+fn it_grows_with_draws_and_order_and_falls_with_noise_and_rows() {
+    let at = |z: f64, m: u64, n: u64, a: f64| revealed_rdp(z, m, n, a).unwrap();
+    assert!(at(1.0, 10, 100, 4.0) < at(1.0, 20, 100, 4.0));
+    assert!(at(1.0, 10, 100, 4.0) < at(1.0, 10, 100, 8.0));
+    assert!(at(2.0, 10, 100, 4.0) < at(1.0, 10, 100, 4.0));
+    assert!(at(1.0, 10, 1000, 4.0) < at(1.0, 10, 100, 4.0));
+    // Never below one copy's Gaussian weighted by the chance of one draw, never above all m.
+    let (z, m, n, a) = (1.0, 50, 1000, 3.0);
+    assert!(at(z, m, n, a) <= gaussian(m as f64, z, a));
+}
+
+/// The hidden-multiplicity pair in one dimension, D′ = Σ_k w_k N(k/z, 1) against D = N(0, 1)
+/// (the replaced row's copies moved by one noise unit over z each), has a Rényi divergence at
+/// most the revealed bound: numerically, on a fine grid.
+#[test]
+fn the_hidden_pair_stays_below_the_revealed_bound() {
+    let (z, m, n) = (1.0, 50u64, 1000u64);
+    let w: Vec<f64> = ln_weights(m, n).into_iter().map(f64::exp).collect();
+    for alpha in [1.5, 2.0, 4.0, 8.0] {
+        let (lo, hi, steps) = (-20.0, 40.0, 600_000);
+        let h = (hi - lo) / steps as f64;
+        let ln_pdf = |x: f64, mu: f64| -(x - mu) * (x - mu) / 2.0 - 0.5 * (2.0 * PI).ln();
+        let mut ln_terms_pq = Vec::with_capacity(steps + 1);
+        let mut ln_terms_qp = Vec::with_capacity(steps + 1);
+        for i in 0..=steps {
+            let x = lo + h * i as f64;
+            let parts: Vec<f64> = (0..12)
+                .map(|k| w[k].ln() + ln_pdf(x, k as f64 / z))
+                .collect();
+            let (ln_p, ln_q) = (log_sum_exp(&parts), ln_pdf(x, 0.0));
+            ln_terms_pq.push(alpha * ln_p + (1.0 - alpha) * ln_q + h.ln());
+            ln_terms_qp.push(alpha * ln_q + (1.0 - alpha) * ln_p + h.ln());
+        }
+        let (sum_pq, sum_qp) = (log_sum_exp(&ln_terms_pq), log_sum_exp(&ln_terms_qp));
+        let hidden = sum_pq.max(sum_qp) / (alpha - 1.0);
+        let bound = revealed_rdp(z, m, n, alpha).unwrap();
+        assert!(
+            hidden <= bound * (1.0 + 1e-9),
+            "α = {alpha}: hidden {hidden} > bound {bound}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_refused() {
+    assert!(revealed_rdp(0.0, 5, 10, 2.0).is_err());
+    assert!(revealed_rdp(f64::NAN, 5, 10, 2.0).is_err());
+    assert!(revealed_rdp(1.0, 5, 0, 2.0).is_err());
+    assert!(revealed_rdp(1.0, MAX_DRAWS + 1, 10, 2.0).is_err());
+    assert!(revealed_rdp(1.0, 5, 10, 1.0).is_err());
+    assert!(revealed_rdp(1.0, 5, 10, f64::INFINITY).is_err());
+    // A tiny noise multiplier is a vacuous bound, not an error.
+    assert_eq!(revealed_rdp(1e-200, 5, 10, 2.0).unwrap(), f64::INFINITY);
+}
+
+/// The certificate covers the add/remove pairs `scripts/with-replacement-pair.py` measures,
+/// where the Poisson event it replaces for paper P-SGD does not: a batch of m = 50 from n rows
+/// plus a canary, per-copy shift at most 2 units of the add/remove noise multiplier z
+/// (a copy of the canary replaces one other draw), so the event is the one here at z/2
+/// over n + 1 rows.
+#[test]
+fn the_bound_covers_the_pairs_the_script_measures() {
+    use crate::accounting::epsilon_of;
+    use crate::accounting::event::Event;
+    use crate::accounting::rdp_accountant::RdpAccountant;
+    // (n, T, z, δ, the script's lower bound on the pair's ε, the Poisson event's certificate)
+    for (n, t, z, delta, lower, poisson) in [
+        (1000u64, 100u64, 1.0, 1e-6, 5.398, 4.107),
+        (
+            36176,
+            1000,
+            0.8010128579529177,
+            7.641153251263027e-10,
+            2.081,
+            1.680,
+        ),
+    ] {
+        let step =
+            Event::sampled_with_replacement(n + 1, 50, Event::gaussian(z / 2.0).unwrap()).unwrap();
+        let eps = epsilon_of(RdpAccountant::new(), &step.clone().self_composed(t), delta).unwrap();
+        let exact = revealed_epsilon(z / 2.0, 50, n + 1, t, delta).unwrap();
+        assert!(exact >= lower, "n = {n}: closed form {exact} < {lower}");
+        assert!(
+            exact <= eps,
+            "n = {n}: closed form {exact} above RDP's {eps}"
+        );
+        eprintln!("n = {n}: closed form {exact}");
+        eprintln!(
+            "n = {n}: revealed-multiplicity certificate {eps} (pair >= {lower}, Poisson {poisson})"
+        );
+        assert!(eps >= lower, "n = {n}: {eps} < {lower}");
+    }
+}
+
+/// The closed form against an independent computation: T revealed steps by brute force over
+/// every sequence of multiplicities (m = 2 per step, so k ∈ {0, 1, 2}), each sequence a
+/// Gaussian pair at √(Σ k_t²)/z, δ(ε) their weighted sum, solved by bisection.
+#[test]
+fn the_closed_form_matches_brute_force_over_every_sequence() {
+    use crate::accounting::gaussian;
+    for (z, n, t, delta) in [
+        (1.0, 3u64, 6u32, 1e-6),
+        (0.3, 20, 8, 1e-9),
+        (5.0, 2, 5, 1e-3),
+    ] {
+        let w: Vec<f64> = ln_weights(2, n).into_iter().map(f64::exp).collect();
+        let w = &w;
+        let mut seqs = vec![(0u64, 1.0)];
+        for _ in 0..t {
+            seqs = seqs
+                .iter()
+                .flat_map(|&(s, p)| (0..3u64).map(move |k| (s + k * k, p * w[k as usize])))
+                .collect();
+        }
+        let delta_of = |eps: f64| -> f64 {
+            seqs.iter()
+                .filter(|(s, _)| *s > 0)
+                .map(|&(s, p)| p * gaussian::delta(eps, z, (s as f64).sqrt()).unwrap())
+                .sum()
+        };
+        let (mut lo, mut hi) = (0.0, 1000.0);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if delta_of(mid) > delta {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let got = revealed_epsilon(z, 2, n, t as u64, delta).unwrap();
+        assert!(
+            got >= lo,
+            "z = {z}, n = {n}: {got} below the brute force {lo}"
+        );
+        assert!(
+            got <= hi * (1.0 + 1e-6) + 1e-9,
+            "z = {z}, n = {n}: {got} vs {hi}"
+        );
+    }
+}
+
+/// One row: every draw is it, T Gaussians at sensitivity m, i.e. one at m√T; nothing drawn
+/// or no steps release nothing; a δ below what was dropped is ∞, never a small ε.
+#[test]
+fn the_closed_form_at_its_limits() {
+    use crate::accounting::gaussian;
+    let (z, m, t, delta) = (4.0, 3u64, 7u64, 1e-6);
+    let got = revealed_epsilon(z, m, 1, t, delta).unwrap();
+    let want = gaussian::epsilon(delta, z, m as f64 * (t as f64).sqrt()).unwrap();
+    assert!(got >= want && got <= want * (1.0 + 1e-6), "{got} vs {want}");
+    assert_eq!(revealed_epsilon(z, 0, 10, t, delta).unwrap(), 0.0);
+    assert_eq!(revealed_epsilon(z, m, 10, 0, delta).unwrap(), 0.0);
+    // P(k > K) ≤ 1e-15 per step is charged: at δ below that, nothing finite is certified.
+    assert_eq!(
+        revealed_epsilon(1.0, 50, 1000, 100, 1e-300).unwrap(),
+        f64::INFINITY
+    );
+    // More noise, fewer draws, a larger population or fewer steps: never a larger ε.
+    let at = |z: f64, m: u64, n: u64, t: u64| revealed_epsilon(z, m, n, t, 1e-6).unwrap();
+    let base = at(1.0, 20, 500, 50);
+    assert!(at(2.0, 20, 500, 50) < base);
+    assert!(at(1.0, 10, 500, 50) < base);
+    assert!(at(1.0, 20, 5000, 50) < base);
+    assert!(at(1.0, 20, 500, 25) < base);
+    assert!(revealed_epsilon(0.0, 5, 10, 1, 1e-6).is_err());
+    assert!(revealed_epsilon(1.0, 5, 0, 1, 1e-6).is_err());
+    assert!(revealed_epsilon(1.0, 5, 10, 1, 0.0).is_err());
+}
