@@ -63,6 +63,14 @@ def test_forms_of_an_event_agree():
     assert A.epsilon(wor, 1e-5, relation=A.REPLACE_ONE) > 0
     with pytest.raises(ValueError, match="ADD_OR_REMOVE_ONE"):
         A.epsilon(wor, 1e-5)  # sampling without replacement is a replace-one event
+    # With replacement: the revealed-multiplicity bound, above the Poisson event's at the same
+    # rate (which one pair of datasets shows is not a bound for it).
+    swr = E.SelfComposedDpEvent(
+        E.SampledWithReplacementDpEvent(1000, 50, E.GaussianDpEvent(0.5)), 100)
+    revealed = A.epsilon(swr, 1e-6, relation=A.REPLACE_ONE)
+    assert 60 < revealed < 70, revealed
+    with pytest.raises(ValueError, match="ADD_OR_REMOVE_ONE"):
+        A.epsilon(swr, 1e-6)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0, 5.0, 20.0])

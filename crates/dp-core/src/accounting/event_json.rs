@@ -15,6 +15,8 @@
 //! `Gaussian{noise_multiplier}`, `Laplace{noise_multiplier}`,
 //! `PoissonSampled{sampling_probability, event}`,
 //! `SampledWithoutReplacement{source_dataset_size, sample_size, event}`,
+//! `SampledWithReplacement{source_dataset_size, sample_size, event}` (REPLACE_ONE; around a
+//! Gaussian, whose bound reveals the replaced row's multiplicity: valid and loose),
 //! `SelfComposed{count, event}`, `Composed{events}`, `RepeatAndSelect{event, mean, shape}`
 //! (read only: `shape` null for ∞).
 //!
@@ -29,6 +31,7 @@ use serde_json::{Map, Value, json};
 
 use crate::accounting::event::{Event, Neighbours};
 use crate::accounting::private_selection::Selection;
+use crate::accounting::with_replacement::MAX_DRAWS;
 use crate::error::{DpError, Result};
 
 /// Deepest nesting of events accepted (DP-SGD is 3 deep; a tuned run a few more).
@@ -135,7 +138,8 @@ impl Fields<'_> {
 }
 
 const TYPES: &str = "NoOp, NonPrivate, EpsilonDelta, Gaussian, Laplace, PoissonSampled, \
-                     SampledWithoutReplacement, SelfComposed, Composed, RepeatAndSelect";
+                     SampledWithoutReplacement, SampledWithReplacement, SelfComposed, Composed, \
+                     RepeatAndSelect";
 
 impl Parser {
     /// One event at `path`, `depth` deep; `sampled` when inside a sampling event.
@@ -232,13 +236,26 @@ impl Parser {
                         "{path}: sample_size = {m} must be in 1..=source_dataset_size = {n}"
                     )));
                 }
-                if let Some(size) = self.dataset_size.filter(|&s| s != n) {
-                    return Err(DpError::Invalid(format!(
-                        "{path}.source_dataset_size = {n} but the training set has {size} rows"
-                    )));
-                }
+                self.sized(path, n)?;
                 Event::SampledWithoutReplacement {
                     rate: m as f64 / n as f64,
+                    event: self.inner(&mut f, path, depth, true)?,
+                }
+            }
+            "SampledWithReplacement" => {
+                self.needs(path, &kind, Neighbours::ReplaceOne)?;
+                let n = f.count("source_dataset_size")?;
+                let m = f.count("sample_size")?;
+                if n == 0 || m > MAX_DRAWS {
+                    return Err(DpError::Invalid(format!(
+                        "{path}: source_dataset_size = {n} must be >= 1 and sample_size = {m} \
+                         at most {MAX_DRAWS}"
+                    )));
+                }
+                self.sized(path, n)?;
+                Event::SampledWithReplacement {
+                    population: n,
+                    draws: m,
                     event: self.inner(&mut f, path, depth, true)?,
                 }
             }
@@ -314,6 +331,16 @@ impl Parser {
         Ok(Box::new(self.event(&inner, &at, depth + 1, sampled)?))
     }
 
+    /// Refuses a `source_dataset_size` that is not the training set's, when that is known.
+    fn sized(&self, path: &str, n: u64) -> Result<()> {
+        match self.dataset_size.filter(|&s| s != n) {
+            Some(size) => Err(DpError::Invalid(format!(
+                "{path}.source_dataset_size = {n} but the training set has {size} rows"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Refuses a sampling event whose guarantee is for the other relation.
     fn needs(&self, path: &str, kind: &str, relation: Neighbours) -> Result<()> {
         if self.relation == relation {
@@ -364,6 +391,16 @@ pub fn to_json(event: &Event, dataset_size: Option<u64>) -> Result<Value> {
                 "event": to_json(event, dataset_size)?,
             })
         }
+        Event::SampledWithReplacement {
+            population,
+            draws,
+            event,
+        } => json!({
+            "type": "SampledWithReplacement",
+            "source_dataset_size": population,
+            "sample_size": draws,
+            "event": to_json(event, dataset_size)?,
+        }),
         Event::SelfComposed { event, count } => json!({
             "type": "SelfComposed",
             "count": count,

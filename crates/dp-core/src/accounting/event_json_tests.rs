@@ -58,6 +58,13 @@ fn events_round_trip_through_json() {
     assert_eq!(parse(&v, R1, Some(1000)).unwrap(), wor);
     assert!(to_json(&wor, None).is_err());
     assert!(to_json(&wor, Some(3)).is_err(), "0.25 is not m/3");
+    // With replacement: n and m are the event's own, more draws than rows allowed.
+    let swr = Event::sampled_with_replacement(40, 50, Event::gaussian(0.5).unwrap())
+        .unwrap()
+        .self_composed(7);
+    let v = to_json(&swr, None).unwrap();
+    assert_eq!(v["event"]["sample_size"], 50);
+    assert_eq!(parse(&v, R1, Some(40)).unwrap(), swr);
 }
 
 #[test]
@@ -195,6 +202,31 @@ fn every_refusal_names_the_field() {
             json!({"type": "SampledWithoutReplacement", "source_dataset_size": 1000, "sample_size": 1001, "event": g(json!(1.0))}),
             R1,
             "sample_size = 1001 must be in 1..=source_dataset_size",
+        ),
+        (
+            json!({"type": "SampledWithReplacement", "source_dataset_size": 1000, "sample_size": 10, "event": g(json!(1.0))}),
+            AR,
+            "event: a SampledWithReplacement event is accounted under REPLACE_ONE only",
+        ),
+        (
+            json!({"type": "SampledWithReplacement", "source_dataset_size": 999, "sample_size": 10, "event": g(json!(1.0))}),
+            R1,
+            "source_dataset_size = 999 but the training set has 1000 rows",
+        ),
+        (
+            json!({"type": "SampledWithReplacement", "source_dataset_size": 0, "sample_size": 10, "event": g(json!(1.0))}),
+            R1,
+            "source_dataset_size = 0 must be >= 1",
+        ),
+        (
+            json!({"type": "SampledWithReplacement", "source_dataset_size": 1000, "sample_size": 1000001, "event": g(json!(1.0))}),
+            R1,
+            "sample_size = 1000001 at most 1000000",
+        ),
+        (
+            json!({"type": "SampledWithReplacement", "source_dataset_size": 1000, "sample_size": 10, "event": {"type": "EpsilonDelta", "epsilon": 1.0, "delta": 0.0}}),
+            R1,
+            "event.event: a EpsilonDelta event cannot sit inside a sampling event",
         ),
         (
             json!({"type": "PoissonSampled", "sampling_probability": 0.1, "event": {"type": "EpsilonDelta", "epsilon": 1.0, "delta": 0.0}}),

@@ -65,7 +65,9 @@ pub fn revealed_rdp(z: f64, draws: u64, population: u64, alpha: f64) -> Result<f
         .enumerate()
         .map(|(k, ln_w)| ln_w + scale * (k * k) as f64)
         .collect();
-    let value = log_sum_exp(&terms) / (alpha - 1.0);
+    // Shaded up past the round-off of ln w_k (absolute, `margin`) and of the log-sum.
+    let value = log_sum_exp(&terms) * (1.0 + 1e-12) / (alpha - 1.0)
+        + (margin(draws) + 1e-15) / (alpha - 1.0);
     // NaN only from ∞ − ∞, which the weights' −∞ (never drawn) against a finite exponent
     // cannot give; a huge exponent is ∞, a valid (vacuous) bound.
     Ok(if value.is_nan() {
@@ -98,12 +100,13 @@ pub fn revealed_epsilon(
     if draws == 0 || steps == 0 {
         return Ok(0.0);
     }
-    let (law, charged) = law_of_s(draws, population, steps);
+    let law = law_of_s(draws, population, steps);
+    let charged = law.missing;
     // δ(ε) shaded up past the round-off of the weights and sums (relative, tiny).
     let shade = 1.0 + 1e-9 + margin(draws);
     let profile = |eps: f64| -> Result<f64> {
         let mut sum = charged;
-        for &(s, p) in law.iter().filter(|(s, _)| *s > 0) {
+        for &(s, p) in law.values.iter().filter(|(s, _)| *s > 0) {
             sum += p * gaussian::delta(eps, z, (s as f64).sqrt())?;
         }
         Ok(sum * shade)
@@ -133,55 +136,73 @@ pub fn revealed_epsilon(
     Ok(hi)
 }
 
-/// P(S = s) over the values kept, sorted by s, and the mass charged as infinite loss: the
-/// per-step tail beyond K for every step, and what each convolution drops.
-fn law_of_s(draws: u64, population: u64, steps: u64) -> (Vec<(u64, f64)>, f64) {
+/// A law of S (values kept, sorted by s; u128 never overflows: S ≤ T·m² < 2^64·2^40) and an
+/// upper bound on the mass it is missing, which loses everything.
+struct Law {
+    values: Vec<(u128, f64)>,
+    missing: f64,
+}
+
+/// P(S = s) over T steps, by squaring: the per-step law is missing the multiplicities above
+/// K and what [`prune`] drops; every law built from others is missing at most the sum of
+/// theirs and what its own pruning drops (1 − (1 − a)(1 − b) ≤ a + b).
+fn law_of_s(draws: u64, population: u64, steps: u64) -> Law {
     let ln_w = ln_weights(draws, population);
     let (last, tail) = tail_cut(&ln_w, draws);
-    let step: Vec<(u64, f64)> = ln_w[..=last]
+    let step = ln_w[..=last]
         .iter()
         .enumerate()
         .filter(|(_, w)| **w > f64::NEG_INFINITY)
-        .map(|(k, w)| ((k * k) as u64, w.exp()))
+        .map(|(k, w)| ((k as u128) * (k as u128), w.exp()))
         .collect();
-    // Each step keeps its k ≤ K part (mass 1 − tail); the rest loses everything.
-    let mut charged = -(steps as f64 * (-tail).ln_1p()).exp_m1();
-    let (mut result, mut base, mut t) = (vec![(0u64, 1.0)], step, steps);
+    let step = prune(step, tail);
+    let mut result = Law {
+        values: vec![(0, 1.0)],
+        missing: 0.0,
+    };
+    let (mut base, mut t) = (step, steps);
     while t > 0 {
         if t & 1 == 1 {
-            result = convolve(&result, &base, &mut charged);
+            result = convolve(&result, &base);
         }
         t >>= 1;
         if t > 0 {
-            base = convolve(&base, &base, &mut charged);
+            base = convolve(&base, &base);
         }
     }
-    (result, charged.min(1.0))
+    result.missing = result.missing.min(1.0);
+    result
 }
 
-/// The law of the sum of independent draws from `a` and `b`, less its least likely values
-/// (at most [`DROP`] of mass, and whatever passes [`MAX_SUPPORT`]), their mass added to
-/// `charged`.
-fn convolve(a: &[(u64, f64)], b: &[(u64, f64)], charged: &mut f64) -> Vec<(u64, f64)> {
-    let mut sum: BTreeMap<u64, f64> = BTreeMap::new();
-    for &(sa, pa) in a {
-        for &(sb, pb) in b {
-            *sum.entry(sa.saturating_add(sb)).or_insert(0.0) += pa * pb;
+/// The law of the sum of independent draws from `a` and `b`, pruned. At most
+/// [`MAX_SUPPORT`]² products: both sides are pruned laws.
+fn convolve(a: &Law, b: &Law) -> Law {
+    let mut sum: BTreeMap<u128, f64> = BTreeMap::new();
+    for &(sa, pa) in &a.values {
+        for &(sb, pb) in &b.values {
+            *sum.entry(sa + sb).or_insert(0.0) += pa * pb;
         }
     }
-    let mut by_mass: Vec<(u64, f64)> = sum.into_iter().collect();
-    by_mass.sort_by(|x, y| x.1.total_cmp(&y.1));
+    prune(sum.into_iter().collect(), a.missing + b.missing)
+}
+
+/// `values` less its least likely values (at most [`DROP`] of mass, and whatever passes
+/// [`MAX_SUPPORT`]), sorted by s, missing `missing` plus what was dropped.
+fn prune(mut values: Vec<(u128, f64)>, missing: f64) -> Law {
+    values.sort_by(|x, y| x.1.total_cmp(&y.1));
     let (mut cut, mut dropped) = (0, 0.0);
-    while cut < by_mass.len()
-        && (by_mass.len() - cut > MAX_SUPPORT || dropped + by_mass[cut].1 <= DROP)
+    while cut < values.len()
+        && (values.len() - cut > MAX_SUPPORT || dropped + values[cut].1 <= DROP)
     {
-        dropped += by_mass[cut].1;
+        dropped += values[cut].1;
         cut += 1;
     }
-    *charged += dropped;
-    let mut kept = by_mass.split_off(cut);
+    let mut kept = values.split_off(cut);
     kept.sort_by_key(|x| x.0);
-    kept
+    Law {
+        values: kept,
+        missing: missing + dropped,
+    }
 }
 
 #[cfg(test)]

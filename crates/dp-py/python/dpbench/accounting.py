@@ -10,9 +10,12 @@ An *event* is one of:
   not imported).
 
 Types: NoOp, NonPrivate, EpsilonDelta, Gaussian, Laplace, PoissonSampled,
-SampledWithoutReplacement, SelfComposed, Composed, RepeatAndSelect (``shape`` ∞ or None:
-K ~ Poisson). ``relation`` is ``"ADD_OR_REMOVE_ONE"`` (default) or ``"REPLACE_ONE"``, as in
-dp_accounting: PoissonSampled needs the first, SampledWithoutReplacement the second.
+SampledWithoutReplacement, SampledWithReplacement, SelfComposed, Composed, RepeatAndSelect
+(``shape`` ∞ or None: K ~ Poisson). ``relation`` is ``"ADD_OR_REMOVE_ONE"`` (default) or
+``"REPLACE_ONE"``, as in dp_accounting: PoissonSampled needs the first, both
+SampledWith(out)Replacement the second. A Gaussian on batches drawn with replacement is
+bounded by revealing how often the replaced row is drawn: valid, and far above the truth
+(dp_accounting has no bound for it at all).
 
 ``accountant``: ``"rdp"`` (Rényi DP on dpbench's default orders), ``"pld"`` (privacy loss
 distributions, where they take the event) or ``"best"`` (default): the smallest valid bound
@@ -40,6 +43,7 @@ _FIELDS = {
     "Laplace": ("noise_multiplier",),
     "PoissonSampled": ("sampling_probability", "event"),
     "SampledWithoutReplacement": ("source_dataset_size", "sample_size", "event"),
+    "SampledWithReplacement": ("source_dataset_size", "sample_size", "event"),
     "SelfComposed": ("event", "count"),
     "Composed": ("events",),
     "RepeatAndSelect": ("event", "mean", "shape"),
