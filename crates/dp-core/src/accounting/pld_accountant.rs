@@ -187,7 +187,8 @@ impl PldAccountant {
 
 const SAMPLED: &str = "Poisson sampling is implemented for the Gaussian only";
 
-const WITH_REPLACEMENT: &str = "sampling with replacement is taken around a pure ε-DP event only";
+const WITH_REPLACEMENT: &str = "sampling with replacement is taken around a pure ε-DP event \
+     only (around a Gaussian, the certifier's closed form revealing the multiplicity bounds it)";
 
 fn unsupported(event: &Event, reason: &'static str) -> DpError {
     DpError::Unsupported {
