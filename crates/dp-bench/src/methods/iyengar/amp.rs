@@ -172,8 +172,11 @@ impl<P: AmpPoints> Grid for AmpFamily<P> {
     type Point = AmpSpec;
     type Mech = Amp;
 
-    /// Objective perturbation / Poisson sampling: add/remove.
-    fn certificate(&self) -> dp_core::accounting::event::Neighbours {
+    /// Objective perturbation: add/remove.
+    fn certificate(
+        &self,
+        _calibration: dp_core::learn::iyengar::Calibration,
+    ) -> dp_core::accounting::event::Neighbours {
         dp_core::accounting::event::Neighbours::AddRemove
     }
 

@@ -47,7 +47,8 @@ pub fn mechanism<'c, G: Grid>(
             live.len()
         );
     };
-    let target = ctx.target(epsilon, Some(m.grid.certificate()))?;
+    let certificate = m.grid.certificate(m.common.calibration);
+    let target = ctx.target(epsilon, Some(certificate))?;
     let mech = m.grid.build(&m.common, p, n, target, &ctx.rdp)?;
     Ok(Audited {
         event: mech.event(),
@@ -56,6 +57,6 @@ pub fn mechanism<'c, G: Grid>(
         white_box: G::white_box(&mech),
         release: Box::new(PointRelease::<G> { mech }),
         neighbours: Neighbours::ReplaceOne,
-        certificate: m.grid.certificate(),
+        certificate,
     })
 }

@@ -128,10 +128,11 @@ pub trait Grid: Send + Sync + Debug + Serialize + 'static {
         rdp: &RdpAccountant,
     ) -> dp_core::Result<Self::Mech>;
 
-    /// The relation the certified ε of the point's event is for: replace-one for the
-    /// output-perturbation and Frank–Wolfe events (their sensitivities are replace-one's),
-    /// add/remove for objective perturbation and Poisson-sampled SGD.
-    fn certificate(&self) -> dp_core::accounting::event::Neighbours {
+    /// The relation the certified ε of the point's event is for, in `calibration`:
+    /// replace-one for the output-perturbation and Frank–Wolfe events (their sensitivities are
+    /// replace-one's) and paper P-SGD's with-replacement batches, add/remove for objective
+    /// perturbation and Poisson-sampled SGD.
+    fn certificate(&self, _calibration: Calibration) -> dp_core::accounting::event::Neighbours {
         dp_core::accounting::event::Neighbours::ReplaceOne
     }
 
@@ -285,7 +286,7 @@ pub fn run_point<'c, G: Grid>(
     Ok(match run_on(m, ctx, p, &data.train, target, seed, at, 0) {
         Ok(run) => Scored {
             thetas: vec![run.theta],
-            epsilon: ctx.certify_as(&run.event, Some(m.grid.certificate()))?,
+            epsilon: ctx.certify_as(&run.event, Some(m.grid.certificate(m.common.calibration)))?,
             event: run.event,
             noise: run.noise,
             refused: None,
@@ -367,7 +368,7 @@ fn run_one_vs_all<'c, G: Grid>(
     let event = Event::Composed(events);
     Ok(Scored {
         thetas,
-        epsilon: ctx.certify_as(&event, Some(m.grid.certificate()))?,
+        epsilon: ctx.certify_as(&event, Some(m.grid.certificate(m.common.calibration)))?,
         event,
         noise,
         refused,
@@ -381,7 +382,7 @@ fn dishonest_cell<G: Grid>(
     cell: &Cell,
 ) -> anyhow::Result<CellOutcome> {
     let n = ctx.train.n();
-    let target = ctx.target(cell.epsilon, Some(m.grid.certificate()))?;
+    let target = ctx.target(cell.epsilon, Some(m.grid.certificate(m.common.calibration)))?;
     let points = m.grid.points(n, cell.epsilon);
     let mut sweep = Sweep {
         n_train: n,
@@ -501,7 +502,7 @@ impl<G: Grid> Method for GridMethod<G> {
                 Calibration::Certified => "certified",
             }),
             tuning: Some(self.common.tuning.name()),
-            relation: Some(self.grid.certificate()),
+            relation: Some(self.grid.certificate(self.common.calibration)),
         }
     }
 

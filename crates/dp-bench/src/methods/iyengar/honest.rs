@@ -64,7 +64,7 @@ fn base_event<G: Grid>(
 }
 
 fn plan<G: Grid>(m: &GridMethod<G>, ctx: &Context<'_>, epsilon: f64) -> anyhow::Result<Plan> {
-    let native = Some(m.grid.certificate());
+    let native = Some(m.grid.certificate(m.common.calibration));
     let target = ctx.target(epsilon, native)?;
     let points = m.grid.points(ctx.train.n(), epsilon);
     let live: Vec<usize> = (0..points.len())

@@ -91,9 +91,13 @@ impl Grid for PsgdGrid {
     type Point = PsgdSpec;
     type Mech = Psgd;
 
-    /// Objective perturbation / Poisson sampling: add/remove.
-    fn certificate(&self) -> dp_core::accounting::event::Neighbours {
-        dp_core::accounting::event::Neighbours::AddRemove
+    /// Poisson sampling (certified): add/remove; batches drawn with replacement (paper):
+    /// replace-one.
+    fn certificate(&self, calibration: Calibration) -> dp_core::accounting::event::Neighbours {
+        match calibration {
+            Calibration::Paper => dp_core::accounting::event::Neighbours::ReplaceOne,
+            Calibration::Certified => dp_core::accounting::event::Neighbours::AddRemove,
+        }
     }
 
     fn kind(&self) -> &'static str {

@@ -1,7 +1,7 @@
 //! The grids against the privacy contract: every certified point at every ε of the paper's
 //! grid is certified at most its target, and the paper calibration's ε is reported as it is.
 
-use dp_core::accounting::event::Event;
+use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::accounting::{RdpAccountant, Target, epsilon_of};
 
 use super::amp::{AmpFamily, AmpGrid, AmpHfGrid};
@@ -102,6 +102,12 @@ fn the_paper_calibration_is_reported_not_hidden() {
         .unwrap();
     let eps = epsilon_of(rdp.fresh(), &e, delta).unwrap();
     assert!(eps > 10.0, "{eps}");
+    // Its batches are drawn with replacement: a replace-one event, and the grid says so (an
+    // audit on replace-one pairs then compares it directly, not by group privacy).
+    assert_eq!(e.neighbours().unwrap(), Some(Neighbours::ReplaceOne));
+    assert_eq!(grid.certificate(c.calibration), Neighbours::ReplaceOne);
+    let certified = common("certified", "logistic");
+    assert_eq!(grid.certificate(certified.calibration), Neighbours::AddRemove);
     // Huber under the code's β = L² is not objective perturbation at large ε: no guarantee.
     let c = common("paper", "huber");
     let grid = AmpFamily(defaults::<AmpGrid>());
