@@ -107,7 +107,10 @@ fn the_paper_calibration_is_reported_not_hidden() {
     assert_eq!(e.neighbours().unwrap(), Some(Neighbours::ReplaceOne));
     assert_eq!(grid.certificate(c.calibration), Neighbours::ReplaceOne);
     let certified = common("certified", "logistic");
-    assert_eq!(grid.certificate(certified.calibration), Neighbours::AddRemove);
+    assert_eq!(
+        grid.certificate(certified.calibration),
+        Neighbours::AddRemove
+    );
     // Huber under the code's β = L² is not objective perturbation at large ε: no guarantee.
     let c = common("paper", "huber");
     let grid = AmpFamily(defaults::<AmpGrid>());
