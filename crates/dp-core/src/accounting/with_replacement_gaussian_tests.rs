@@ -126,12 +126,34 @@ fn the_bound_covers_the_pairs_the_script_measures() {
     }
 }
 
+/// The revealed pair's ε at `delta` for a law of S given as (s, P(S = s)), computed here
+/// independently of the closed form: δ(ε) = Σ_s P(S = s)·δ_G(ε; √s/z), bracketed by
+/// bisection on [0, 1000] (the bracket's ends: δ above and at or below `delta`).
+fn bracket_of_law(law: &[(u64, f64)], z: f64, delta: f64) -> (f64, f64) {
+    use crate::accounting::gaussian;
+    let delta_of = |eps: f64| -> f64 {
+        law.iter()
+            .filter(|(s, _)| *s > 0)
+            .map(|&(s, p)| p * gaussian::delta(eps, z, (s as f64).sqrt()).unwrap())
+            .sum()
+    };
+    let (mut lo, mut hi) = (0.0, 1000.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if delta_of(mid) > delta {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, hi)
+}
+
 /// The closed form against an independent computation: T revealed steps by brute force over
 /// every sequence of multiplicities (m = 2 per step, so k ∈ {0, 1, 2}), each sequence a
 /// Gaussian pair at √(Σ k_t²)/z, δ(ε) their weighted sum, solved by bisection.
 #[test]
 fn the_closed_form_matches_brute_force_over_every_sequence() {
-    use crate::accounting::gaussian;
     for (z, n, t, delta) in [
         (1.0, 3u64, 6u32, 1e-6),
         (0.3, 20, 8, 1e-9),
@@ -146,21 +168,7 @@ fn the_closed_form_matches_brute_force_over_every_sequence() {
                 .flat_map(|&(s, p)| (0..3u64).map(move |k| (s + k * k, p * w[k as usize])))
                 .collect();
         }
-        let delta_of = |eps: f64| -> f64 {
-            seqs.iter()
-                .filter(|(s, _)| *s > 0)
-                .map(|&(s, p)| p * gaussian::delta(eps, z, (s as f64).sqrt()).unwrap())
-                .sum()
-        };
-        let (mut lo, mut hi) = (0.0, 1000.0);
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if delta_of(mid) > delta {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
+        let (lo, hi) = bracket_of_law(&seqs, z, delta);
         let got = revealed_epsilon(z, 2, n, t as u64, delta).unwrap();
         assert!(
             got >= lo,
@@ -208,7 +216,6 @@ fn the_closed_form_at_its_limits() {
 /// this gives 111.819.)
 #[test]
 fn the_closed_form_is_never_below_the_untruncated_law() {
-    use crate::accounting::gaussian;
     for (z, m, n, t, delta) in [
         (0.3, 50u64, 100_000u64, 1000u64, 2e-13),
         (
@@ -243,22 +250,8 @@ fn the_closed_form_is_never_below_the_untruncated_law() {
             left >>= 1;
             base = conv(&base, &base);
         }
-        let delta_of = |eps: f64| -> f64 {
-            law.iter()
-                .enumerate()
-                .skip(1)
-                .map(|(s, &p)| p * gaussian::delta(eps, z, (s as f64).sqrt()).unwrap())
-                .sum()
-        };
-        let (mut lo, mut hi) = (0.0, 1000.0);
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if delta_of(mid) > delta {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
+        let law: Vec<(u64, f64)> = law.into_iter().zip(0u64..).map(|(p, s)| (s, p)).collect();
+        let (lo, _) = bracket_of_law(&law, z, delta);
         let got = revealed_epsilon(z, m, n, t, delta).unwrap();
         assert!(
             got >= lo,
