@@ -364,9 +364,10 @@ fn the_cli_refuses_audits_that_would_fail_mid_run() {
         (
             "trials = 100",
             "canary = \"gradient\"\n",
-            // Paper-mode P-SGD has no white-box view: refused, naming the ones that exist.
-            "[methods.psgd]\nkind = \"psgd\"\ncalibration = \"paper\"\nsteps = [10]\nlambda = [0]\n\
-             lr = [0.1]\nbatch = 50\nradius = [0]\nrow_clip = [1]\n"
+            // AMP on the logistic loss has no white-box view: refused, naming the ones that
+            // exist.
+            "[methods.amp]\nkind = \"amp\"\ncalibration = \"certified\"\neps_frac = [0.9]\n\
+             eps_out_frac = [0.01]\nrow_clip = [1.0]\n"
                 .to_string(),
             vec!["P-FW's vertices", "canary = \"rare_feature\""],
         ),

@@ -2,7 +2,7 @@
 //! Gaussian's (P-FW's vertex signs, P-SCPSGD's and P-PSGD's last iterates) and AMP's minimiser
 //! in both calibrations. Each reaches most of its ceiling, the ceiling sits below the
 //! certificate for the reason the view's analysis gives; paper P-SCPSGD, whose certificate
-//! does not hold, has no view, paper P-FW, P-PSGD and AMP have one.
+//! does not hold, has no view, paper P-FW, P-PSGD, P-SGD and AMP have one.
 
 mod common;
 
@@ -171,4 +171,52 @@ fn the_white_box_audit_of_amp_reads_either_calibrations_minimiser() {
         assert!(ceiling < o.epsilon_certified, "{calibration}: {o:?}");
         assert!(o.epsilon_lower >= 0.8 * ceiling, "{calibration}: {o:?}");
     }
+}
+
+/// The white-box audit of paper P-SGD: the canary replaces the last row, its copies in each
+/// batch drawn with replacement hidden from the auditor; the sum of the steps' privacy losses,
+/// at a threshold planned from the view's own PLD, reaches that view's ceiling. With one row a
+/// batch, a copy moves the two datasets' sums about 6 noise units apart at the claimed ε = 3,
+/// which hiding how often it is drawn cannot cover: the claim is refuted, and the certificate,
+/// which reveals the copies, stands. With 50 of 200 rows a batch over 20 steps, the view lies
+/// below the claim.
+#[test]
+fn the_white_box_audit_of_paper_psgd_refutes_its_claim_where_one_copy_shows() {
+    let psgd = |batch: usize, steps: u64| {
+        format!(
+            "kind = \"psgd\"\ncalibration = \"paper\"\nlambda = [0]\nlr = [1.0]\n\
+             steps = [{steps}]\nbatch = {batch}\nradius = [0]\nrow_clip = [1.0]\n"
+        )
+    };
+    let out = audit(&format!(
+        "seed = 21\ntrials = 3000\nepsilons = [3.0]\ndelta = 1e-5\n\
+         [audit]\ncanary = \"gradient\"\n{DATASET}\
+         [methods.one]\n{}[methods.fifty]\n{}",
+        psgd(1, 200),
+        psgd(50, 20)
+    ));
+    show(&out);
+    for o in &out {
+        planned(o);
+        assert_eq!(
+            (o.threat_model.as_str(), o.neighbours.as_str()),
+            ("white-box", "replace_one")
+        );
+        let ceiling = o.epsilon_ceiling.expect("a ceiling");
+        assert!(o.epsilon_lower >= 0.8 * ceiling, "{o:?}");
+        assert!(o.epsilon_lower < o.epsilon_certified, "{o:?}");
+    }
+    let by = |m: &str| out.iter().find(|o| o.method == m).unwrap();
+    assert_eq!(
+        Verdict::of(by("one")),
+        Verdict::ClaimRefuted,
+        "{:?}",
+        by("one")
+    );
+    assert_eq!(
+        Verdict::of(by("fifty")),
+        Verdict::Consistent,
+        "{:?}",
+        by("fifty")
+    );
 }

@@ -238,7 +238,7 @@ pub fn check_all(
             if white_box && a.white_box.is_none() {
                 return Err(at(anyhow::anyhow!(
                     "`audit.canary = {:?}` audits a view of its own (\"gradient\", white-box: \
-                     DP-SGD's and certified P-SGD's noisy steps; with loss = \"huber\", \
+                     DP-SGD's and P-SGD's noisy steps; with loss = \"huber\", \
                      Algorithm 1's and AMP's minimiser before its output noise; P-FW's \
                      vertices; P-PSGD's and certified P-SCPSGD's last iterates; \"queries\": \
                      SVT's released vector), and `methods.{name}` is audited by its final model \

@@ -142,8 +142,8 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     statistic. Measured ε: a lower bound holding with the config's `audit.confidence` for all \
     rows of a config together: the threshold test with Clopper–Pearson bounds (threshold chosen \
     on the first half of each side's runs, bound computed on the second; `planned-threshold`: \
-    where the view's law is known, white-box P-FW and P-PSGD, fixed in advance from it, on all \
-    runs; `fdp`: \
+    where the view's law is known, white-box P-FW, P-PSGD and paper P-SGD, fixed in advance \
+    from it, on all runs; `fdp`: \
     those counts \
     tested against the subsampled Gaussian's curves, the view's own family with Poisson batches, \
     its ε read from a lower bound on that member's), the GDP estimate at the central threshold \
@@ -157,7 +157,8 @@ pub const MD_NOTE: &str = "\nAudit: the threat model (black-box: the final model
     privacy profile and the certified (ε, δ); for a white-box view whose curve is known, its \
     own: μ-GDP for a Gaussian view, randomised response at the step's ε composed for P-FW's, the \
     Gaussian at the largest shift for P-SCPSGD's, the mixture over the canary's batch of Gaussian \
-    pairs for P-PSGD's) with expected error counts; for a one-run row, \
+    pairs for P-PSGD's, the mixture over the canary's hidden copies composed over the steps for \
+    paper P-SGD's) with expected error counts; for a one-run row, \
     its own test at the expected number of right guesses from the same curves, which a run may \
     exceed by chance. Measured far below the ceiling means a weak statistic; a ceiling far below \
     the certificate, too few runs to see the tail events that set ε at this δ. GDP estimate: \

@@ -39,6 +39,7 @@
 use std::collections::BTreeMap;
 
 use super::gaussian;
+use super::pld::GaussianShiftMixture;
 #[cfg(test)]
 use super::with_replacement::MAX_DRAWS;
 use super::with_replacement::{check_sizes, ln_weights, margin, tail_cut};
@@ -83,6 +84,23 @@ const MAX_SUPPORT: usize = 2_000;
 
 /// Mass of the least likely values of S dropped at each convolution.
 const DROP: f64 = 1e-16;
+
+/// One step of what a white-box auditor sees of this mechanism with a worst-case canary pair:
+/// the replaced row's term is +Δ/2 along a direction no other row touches on D′ and −Δ/2 on
+/// D, and the auditor reads the step's sum along it: Σ_k w_k N(±k/(2z), 1) in noise units,
+/// the multiplicity k hidden ([`GaussianShiftMixture`]). Multiplicities past the cut of
+/// [`revealed_epsilon`] are charged as infinite loss. Its PLD composed over the steps is that
+/// view's exact curve (below the certificate: it hides k); the audit's ceiling reads it.
+pub fn canary_view(z: f64, draws: u64, population: u64) -> Result<GaussianShiftMixture> {
+    check_positive("noise_multiplier", z)?;
+    check_sizes(draws, population)?;
+    let ln_w = ln_weights(draws, population);
+    let (last, tail) = tail_cut(&ln_w, draws);
+    let components: Vec<(f64, f64)> = (0..=last)
+        .map(|k| (ln_w[k].exp(), k as f64 / (2.0 * z)))
+        .collect();
+    GaussianShiftMixture::new(&components, tail)
+}
 
 /// ε at `delta` of `steps` revealed steps (the module's "T steps, exactly"), per-copy noise
 /// multiplier `z`, `draws` = m rows drawn with replacement from `population` = n: the least ε

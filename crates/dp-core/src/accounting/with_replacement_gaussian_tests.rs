@@ -277,3 +277,52 @@ fn the_closed_form_neither_overflows_nor_blows_up() {
         assert!(e > 0.0, "m = {m}: {e}");
     }
 }
+
+/// The hidden view's ε at `delta` after `steps` steps, on a 1e-3 grid.
+fn view_epsilon(z: f64, draws: u64, population: u64, steps: u64, delta: f64) -> f64 {
+    let config = crate::accounting::pld::PldConfig {
+        grid_step: 1e-3,
+        ..Default::default()
+    };
+    canary_view(z, draws, population)
+        .unwrap()
+        .pld(&config)
+        .unwrap()
+        .self_compose(steps)
+        .unwrap()
+        .epsilon(delta)
+        .unwrap()
+}
+
+#[test]
+fn the_canary_view_of_one_row_is_the_gaussian() {
+    // n = 1: every draw is the row, so k = m and the view is N(±m/(2z), 1).
+    for (z, m) in [(1.0, 1), (2.0, 3), (0.7, 2)] {
+        let got = view_epsilon(z, m, 1, 1, 1e-6);
+        let want = gaussian::epsilon(1e-6, z, m as f64).unwrap();
+        assert!(got >= want && got <= want + 2e-3, "{got} vs {want}");
+    }
+}
+
+#[test]
+fn the_canary_view_lies_below_the_certificate_and_matches_numpy() {
+    // (z per copy, m, n, T, δ, NumPy's ε of the view): paper P-SGD at 1,000 rows, the audit's
+    // batch of 50 over 100 steps at target 1 (δ = 1e-6), and batches of 5 over 500 steps at
+    // target 3.16 (δ = 1e-5). NumPy: the loss on 400,001 points, rounded to a 2e-3 grid and
+    // composed by FFT, so a rough check; the certificate must lie above either way.
+    for (z, m, n, t, delta, numpy) in [
+        (7.508 / 2.0, 50, 1000, 100, 1e-6, 0.5398),
+        (0.485 / 2.0, 5, 1000, 500, 1e-5, 9.632),
+    ] {
+        let view = view_epsilon(z, m, n, t, delta);
+        assert!(
+            (view - numpy).abs() <= 0.02 * numpy,
+            "{view} vs NumPy's {numpy}"
+        );
+        let certified = revealed_epsilon(z, m, n, t, delta).unwrap();
+        assert!(
+            view <= certified,
+            "view {view} above the certificate {certified}"
+        );
+    }
+}

@@ -12,6 +12,7 @@
 //! exactly μ-GDP with μ = √T/z, the one case where the GDP estimate ([`crate::audit::gdp`]) is
 //! a valid lower bound for DP-SGD.
 
+use crate::accounting::pld::GaussianShiftMixture;
 use crate::error::{Result, check_positive, check_sampling_rate};
 use crate::special::log_add_exp;
 
@@ -28,6 +29,22 @@ pub fn likelihood_ratio(updates: &[f64], sampling_rate: f64, noise_multiplier: f
     Ok(updates
         .iter()
         .map(|u| log_add_exp(ln_out, ln_in + (u - 0.5) * inv_var))
+        .sum())
+}
+
+/// Σ_t L(u_t/z) over a run's white-box `updates` (in units of G) of a view whose steps are
+/// the shift mixture `view` (paper P-SGD's canary drawn with replacement, ±G per copy), z the
+/// noise multiplier σ/G: the sum of the steps' privacy losses, the view's Neyman–Pearson
+/// statistic as the Poisson one above is DP-SGD's.
+pub fn mixture_likelihood_ratio(
+    updates: &[f64],
+    view: &GaussianShiftMixture,
+    noise_multiplier: f64,
+) -> Result<f64> {
+    check_positive("noise-multiplier", noise_multiplier)?;
+    Ok(updates
+        .iter()
+        .map(|u| view.loss(u / noise_multiplier))
         .sum())
 }
 

@@ -196,3 +196,25 @@ fn a_view_without_canaries_is_refused() {
     .unwrap_err();
     assert!(e.to_string().contains("at least one canary"), "{e}");
 }
+
+/// Paper P-SGD's statistic: the densities' log-ratio of the two mixtures, step by step.
+#[test]
+fn the_mixture_statistic_is_the_exact_log_likelihood_ratio() {
+    let z = 0.9;
+    let components = [(0.8, 0.0), (0.15, 1.0 / z), (0.05, 2.0 / z)];
+    let view = crate::accounting::pld::GaussianShiftMixture::new(&components, 0.0).unwrap();
+    let phi = |x: f64| (-0.5 * x * x).exp();
+    let updates = [-3.0, -1.0, -0.2, 0.0, 0.7, 1.9, 4.0];
+    let direct: f64 = updates
+        .iter()
+        .map(|&u| {
+            let x = u / z;
+            let on =
+                |sign: f64| -> f64 { components.iter().map(|&(w, s)| w * phi(x - sign * s)).sum() };
+            (on(1.0) / on(-1.0)).ln()
+        })
+        .sum();
+    let ours = mixture_likelihood_ratio(&updates, &view, z).unwrap();
+    assert!((ours - direct).abs() < 1e-12, "{ours} vs {direct}");
+    assert!(mixture_likelihood_ratio(&updates, &view, 0.0).is_err());
+}

@@ -20,6 +20,7 @@ mod permutation;
 mod scored;
 mod sgd;
 mod sweep;
+mod with_replacement_view;
 
 pub use amp::{AMP, AMP_HF};
 pub use frank_wolfe::PFW;

@@ -9,6 +9,7 @@ use dp_core::learn::iyengar::sgd::{Psgd, PsgdSpec};
 use serde::{Deserialize, Serialize};
 
 use super::common::{Common, Grid, GridMethod};
+use super::with_replacement_view::WithReplacementSteps;
 use crate::methods::audited::{Steps, WhiteBox};
 use crate::methods::row_clip::RowClip;
 use crate::methods::{Method, MethodEntry, parse_table};
@@ -134,11 +135,19 @@ impl Grid for PsgdGrid {
         RowClip::L2(p.lipschitz)
     }
 
-    /// Certified P-SGD releases every step's Poisson-subsampled noisy sum, its event; paper
-    /// mode's with-replacement batches are not what its event accounts.
+    /// Both modes release every step's noisy sum: certified P-SGD's Poisson-subsampled (its
+    /// event), paper mode's on a batch drawn with replacement, whose canary's multiplicity is
+    /// hidden ([`WithReplacementSteps`]).
     fn white_box(mech: &Psgd) -> Option<Box<dyn WhiteBox>> {
-        let certified = mech.calibration() == Calibration::Certified && mech.spec().is_live();
-        certified.then(|| Box::new(Steps(mech.clone())) as Box<dyn WhiteBox>)
+        if !mech.spec().is_live() {
+            return None;
+        }
+        match mech.calibration() {
+            Calibration::Certified => Some(Box::new(Steps(mech.clone()))),
+            Calibration::Paper => WithReplacementSteps::new(mech.clone())
+                .ok()
+                .map(|v| Box::new(v) as Box<dyn WhiteBox>),
+        }
     }
 
     fn live(&self, p: &PsgdSpec) -> bool {

@@ -32,10 +32,12 @@ pub mod lower;
 mod objpert;
 mod pmf;
 mod randomized_response;
+pub mod shift_mixture;
 mod spectrum;
 mod subsampled_gaussian;
 
 pub use pmf::Pmf;
+pub use shift_mixture::GaussianShiftMixture;
 
 use crate::error::{
     DpError, Result, check_delta, check_nonnegative, check_positive, check_sampling_rate, ensure,

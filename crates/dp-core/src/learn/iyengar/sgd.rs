@@ -25,8 +25,10 @@ use super::step::{
 };
 use crate::accounting::calibrate::{Target, calibrate};
 use crate::accounting::event::Event;
+use crate::accounting::pld::GaussianShiftMixture;
 use crate::accounting::rdp_accountant::RdpAccountant;
 use crate::accounting::subsampled_gaussian::dpsgd_bracket;
+use crate::accounting::with_replacement_gaussian::canary_view;
 use crate::error::{Result, check_nonnegative, check_positive, ensure};
 use crate::learn::data::GlmData;
 use crate::learn::loss::{GlmLoss, lipschitz};
@@ -277,11 +279,24 @@ impl Mechanism for Psgd {
 }
 
 impl Psgd {
+    /// Paper mode's white-box view of one step: the canary drawn Bin(k, 1/n) times, each copy
+    /// moving the auditor's coordinate by ±G, i.e. ±1/z noise units (per-copy multiplier z/2
+    /// at the replace-one sensitivity 2G). Certified mode's is the Poisson pair: an error.
+    pub fn canary_view(&self) -> Result<GaussianShiftMixture> {
+        ensure(
+            self.calibration == Calibration::Paper,
+            "calibration",
+            0.0,
+            "certified P-SGD's white-box view is the Poisson-subsampled Gaussian",
+        )?;
+        canary_view(self.z / 2.0, self.spec.batch as u64, self.n as u64)
+    }
+
     /// The loop of [`Mechanism::fit`]; with `white_box`, each step also releases the noisy
     /// sum at each of the auditor's coordinates (outside θ, so θ's steps and projection are
     /// the production ones): a canary's clipped gradient G·e_j when its own Poisson coin (drawn
-    /// after the rows') includes it, plus that coordinate's share of the step's noise, drawn
-    /// after θ's.
+    /// after the rows') includes it (certified), or ±G·e_j per copy of the last row in the
+    /// batch (paper), plus that coordinate's share of the step's noise, drawn after θ's.
     fn run(
         &self,
         data: &GlmData<'_>,
@@ -303,8 +318,8 @@ impl Psgd {
         let sampler = PoissonSampler::new(self.n, self.rate)?;
         let mut grad = vec![0.0; d];
         let mut batch = Vec::with_capacity(2 * s.batch + 16);
-        // This step's coin of each white-box canary.
-        let mut sampled = vec![false; white_box.as_ref().map_or(0, |w| w.canaries.len())];
+        // This step's canary terms at the auditor's coordinates, in units of G.
+        let mut shifts = vec![0.0; white_box.as_ref().map_or(0, |w| w.canaries.len())];
         let scale = 1.0 / s.batch as f64;
         let bound = lipschitz(s.loss, s.lipschitz);
         for _ in 0..s.steps {
@@ -312,13 +327,27 @@ impl Psgd {
                 Calibration::Paper => {
                     batch.clear();
                     batch.extend((0..s.batch).map(|_| rng.random_range(0..self.n)));
+                    if let Some(w) = white_box.as_deref() {
+                        // The canary replaces the last row (one canary per run): its copies
+                        // leave θ's gradient (its own is G·e_j) and move the auditor's
+                        // coordinate by +G each on D′, −G on D.
+                        let before = batch.len();
+                        batch.retain(|&i| i != self.n - 1);
+                        let copies = (before - batch.len()) as f64;
+                        for (shift, &inside) in shifts.iter_mut().zip(&w.canaries) {
+                            *shift = if inside { copies } else { -copies };
+                        }
+                    }
                 }
-                Calibration::Certified => sampler.sample_into(&mut rng, &mut batch),
-            }
-            if let Some(w) = white_box.as_deref() {
-                // Each canary's coin, only where it is in, in canary order.
-                for (hit, &inside) in sampled.iter_mut().zip(&w.canaries) {
-                    *hit = inside && rng.random::<f64>() < self.rate;
+                Calibration::Certified => {
+                    sampler.sample_into(&mut rng, &mut batch);
+                    if let Some(w) = white_box.as_deref() {
+                        // Each canary's coin, only where it is in, in canary order.
+                        for (shift, &inside) in shifts.iter_mut().zip(&w.canaries) {
+                            let hit = inside && rng.random::<f64>() < self.rate;
+                            *shift = if hit { 1.0 } else { 0.0 };
+                        }
+                    }
                 }
             }
             loss_gradient(data, s.loss, &theta, &batch, scale, &mut grad);
@@ -327,9 +356,9 @@ impl Psgd {
                 *t -= s.lr * (g + s.lambda * *t + noise);
             }
             if let Some(w) = white_box.as_deref_mut() {
-                for &hit in &sampled {
+                for &shift in &shifts {
                     let noise = self.noise * rng.sample::<f64, _>(StandardNormal);
-                    let sum = if hit { bound * scale } else { 0.0 } + noise;
+                    let sum = shift * bound * scale + noise;
                     w.updates.push(sum / (bound * scale));
                 }
             }
@@ -341,27 +370,34 @@ impl Psgd {
     }
 }
 
-/// P-SGD's certified mode releases, at every step, a Poisson-subsampled Gaussian sum of
-/// per-example gradients bounded by G = L·(the loss's Lipschitz constant) with noise
-/// multiplier z: its event. Paper mode samples with replacement, which the event only
-/// approximates, so it has no white-box view.
+/// P-SGD releases, at every step, a noisy sum of per-example gradients bounded by
+/// G = L·(the loss's Lipschitz constant) with noise multiplier z. Certified mode samples Poisson
+/// batches, its event; paper mode draws with replacement, and its auditor's canary replaces
+/// the last row, so one canary per run (several would share one multinomial draw), its view
+/// the shift mixture of [`Psgd::canary_view`].
 impl NoisySteps for Psgd {
     fn run_white_box(&self, data: &GlmData<'_>, seed: u64, view: &mut WhiteBox) -> Result<()> {
-        ensure(
-            self.calibration == Calibration::Certified,
-            "calibration",
-            0.0,
-            "a white-box audit of P-SGD needs the certified (Poisson) mode: paper mode's \
-             with-replacement batches are not the event it is accounted as",
-        )?;
         ensure(
             self.spec.is_live(),
             "lambda",
             self.spec.lambda,
             "a dead grid point releases nothing",
         )?;
+        ensure(
+            self.calibration == Calibration::Certified || view.canaries.len() == 1,
+            "canaries",
+            view.canaries.len() as f64,
+            "paper P-SGD's white-box view carries one canary per run",
+        )?;
         view.begin(self.spec.steps as usize)?;
         self.run(data, seed, Some(view)).map(|_| ())
+    }
+
+    fn max_canaries(&self) -> usize {
+        match self.calibration {
+            Calibration::Paper => 1,
+            Calibration::Certified => usize::MAX,
+        }
     }
 
     fn sampling_rate(&self) -> f64 {

@@ -272,11 +272,12 @@ fn report_and_spec_serialise() {
     assert!(j["radius"].is_null());
 }
 
-/// The white-box view of certified P-SGD: each step's sum at the auditor's coordinate, in units of G, is
-/// canary + z·N(0, 1) (full batch: the canary is in every step), so over 2,000 runs × 10 steps
-/// the means are 0 and 1 and the standard deviation z. Paper mode has no white-box view.
+/// The white-box views of P-SGD. Certified: each step's sum at the auditor's coordinate, in
+/// units of G, is canary + z·N(0, 1) (full batch: the canary is in every step), so over 2,000
+/// runs × 10 steps the means are 0 and 1 and the standard deviation z. Paper: the canary is
+/// the last row, drawn Bin(k, 1/n) times a step, ±1 per copy: means ∓k/n, one canary per run.
 #[test]
-fn the_white_box_view_is_the_claimed_gaussian_and_paper_mode_has_none() {
+fn the_white_box_views_are_the_claimed_ones() {
     let (x, y) = separable();
     let data = GlmData::new(&x, &y).unwrap();
     let acc = RdpAccountant::new();
@@ -305,8 +306,34 @@ fn the_white_box_view_is_the_claimed_gaussian_and_paper_mode_has_none() {
         assert!((sd / z - 1.0).abs() < 0.03, "{canary}: {sd} vs z = {z}");
     }
     let paper = s.build(Calibration::Paper, 400, t, &acc).unwrap();
-    let err = paper
-        .run_white_box(&data, 0, &mut WhiteBox::one(false))
-        .unwrap_err();
-    assert!(err.to_string().contains("certified"), "{err}");
+    let z = paper.noise_multiplier();
+    for canary in [false, true] {
+        let mut all = Vec::new();
+        for seed in 0..2000 {
+            let mut view = WhiteBox::one(canary);
+            paper.run_white_box(&data, seed, &mut view).unwrap();
+            all.extend(view.updates);
+        }
+        let n = all.len() as f64;
+        let mean = all.iter().sum::<f64>() / n;
+        let sd = (all.iter().map(|u| (u - mean).powi(2)).sum::<f64>() / n).sqrt();
+        // k/n = 1 copy a step on average; the copies' variance k(1/n)(1 − 1/n) beside z².
+        let want = if canary { 1.0 } else { -1.0 };
+        let spread = (z * z + 399.0 / 400.0).sqrt();
+        assert!(
+            (mean - want).abs() < 4.0 * spread / n.sqrt(),
+            "{canary}: {mean}"
+        );
+        assert!(
+            (sd / spread - 1.0).abs() < 0.03,
+            "{canary}: {sd} vs {spread}"
+        );
+    }
+    assert_eq!(paper.max_canaries(), 1);
+    let mut two = WhiteBox {
+        canaries: vec![true, false],
+        updates: Vec::new(),
+    };
+    let err = paper.run_white_box(&data, 0, &mut two).unwrap_err();
+    assert!(err.to_string().contains("one canary"), "{err}");
 }
