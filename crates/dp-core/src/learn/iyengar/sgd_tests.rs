@@ -275,7 +275,8 @@ fn report_and_spec_serialise() {
 /// The white-box views of P-SGD. Certified: each step's sum at the auditor's coordinate, in
 /// units of G, is canary + z·N(0, 1) (full batch: the canary is in every step), so over 2,000
 /// runs × 10 steps the means are 0 and 1 and the standard deviation z. Paper: the canary is
-/// the last row, drawn Bin(k, 1/n) times a step, ±1 per copy: means ∓k/n, one canary per run.
+/// the last row, drawn Bin(k, 1/n) times a step, ±1 per copy: means ±k/n (in, out), one
+/// canary per run.
 #[test]
 fn the_white_box_views_are_the_claimed_ones() {
     let (x, y) = separable();
