@@ -26,6 +26,8 @@ pub const SPEC: PaperSpec = PaperSpec {
         "one-run-white-box",
         "white-box",
         "white-box-psgd",
+        "white-box-psgd-paper",
+        "white-box-psgd-paper-adult",
         "white-box-alg1",
         "white-box-amp",
         "white-box-pfw",
