@@ -58,8 +58,9 @@ fn epsilon(event_json: &str, delta: f64, relation: &str, accountant: &str) -> Py
     epsilon_by(&event(event_json, relation)?, delta, accountant).map_err(value_error)
 }
 
-/// δ at ε of an event (JSON text): by one accountant, or (`best`) the smallest δ of those
-/// that support it, each a valid upper bound; 1 for a release without guarantee.
+/// δ at ε of an event (JSON text): by one accountant, or (`best`) the smallest δ of the bounds
+/// that support it (dp-core's `Certifier::delta`, with the revealed closed form for batches
+/// drawn with replacement), each a valid upper bound; 1 for a release without guarantee.
 #[pyfunction]
 fn delta(event_json: &str, epsilon: f64, relation: &str, accountant: &str) -> PyResult<f64> {
     let e = event(event_json, relation)?;
@@ -71,38 +72,7 @@ fn delta(event_json: &str, epsilon: f64, relation: &str, accountant: &str) -> Py
     match accountant {
         "rdp" => delta_of(RdpAccountant::new(), &e, epsilon).map_err(value_error),
         "pld" => delta_of(PldAccountant::new(), &e, epsilon).map_err(value_error),
-        "best" => {
-            if e.contains_non_private() {
-                return Ok(1.0);
-            }
-            let mut best: Option<f64> = None;
-            let mut last_err = None;
-            let single = match e {
-                // One (ε₀, δ₀) release is (ε, δ₀)-DP for every ε ≥ ε₀.
-                Event::EpsilonDelta {
-                    epsilon: e0,
-                    delta: d0,
-                } if epsilon >= e0 => Some(Ok(d0)),
-                _ => None,
-            };
-            for r in [
-                delta_of(RdpAccountant::new(), &e, epsilon),
-                delta_of(PldAccountant::new(), &e, epsilon),
-            ]
-            .into_iter()
-            .chain(single)
-            {
-                match r {
-                    Ok(d) => best = Some(best.map_or(d, |b: f64| b.min(d))),
-                    Err(err) => last_err = Some(err),
-                }
-            }
-            match (best, last_err) {
-                (Some(d), _) => Ok(d.min(1.0)),
-                (None, Some(err)) => Err(value_error(err)),
-                (None, None) => Err(value_error("no accountant supports this event")),
-            }
-        }
+        "best" => certifier().delta(&e, epsilon).map_err(value_error),
         other => Err(value_error(format!(
             "accountant {other:?} is not one of \"best\", \"rdp\", \"pld\""
         ))),

@@ -71,6 +71,10 @@ def test_forms_of_an_event_agree():
     assert 60 < revealed < 70, revealed
     with pytest.raises(ValueError, match="ADD_OR_REMOVE_ONE"):
         A.epsilon(swr, 1e-6)
+    # δ at that ε is the same closed form inverted, far below RDP's δ there.
+    best = A.delta(swr, revealed, relation=A.REPLACE_ONE)
+    assert 0 < best <= 1e-6 * (1 + 1e-6), best
+    assert best < A.delta(swr, revealed, relation=A.REPLACE_ONE, accountant="rdp")
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0, 5.0, 20.0])

@@ -81,6 +81,43 @@ impl Certifier {
         self.certify(event, delta, true)
     }
 
+    /// The smallest δ at `epsilon` among the bounds that support `event`: RDP's, PLD's, the
+    /// revealed closed form's and a single (ε₀, δ₀) release's δ₀ where ε ≥ ε₀; 1 for a
+    /// release without guarantee. An error only where none supports it (the last one's).
+    pub fn delta(&self, event: &Event, epsilon: f64) -> Result<f64> {
+        crate::error::check_nonnegative("epsilon", epsilon)?;
+        if event.contains_non_private() {
+            return Ok(1.0);
+        }
+        let single = match event {
+            Event::EpsilonDelta {
+                epsilon: e0,
+                delta: d0,
+            } if epsilon >= *e0 => Some(Ok(*d0)),
+            _ => None,
+        };
+        let revealed = revealed_parts(event).map(|(z, draws, population, steps)| {
+            with_replacement_gaussian::revealed_delta(z, draws, population, steps, epsilon)
+        });
+        let mut best: Option<f64> = None;
+        let mut last = None;
+        let all = [
+            delta_of(self.rdp.fresh(), event, epsilon),
+            delta_of(self.pld.fresh(), event, epsilon),
+        ];
+        for r in all.into_iter().chain(single).chain(revealed) {
+            match r {
+                Ok(d) => best = Some(best.map_or(d, |b| b.min(d))),
+                Err(e) => last = Some(e),
+            }
+        }
+        match (best, last) {
+            (Some(d), _) => Ok(d.min(1.0)),
+            (None, Some(e)) => Err(e),
+            (None, None) => unreachable!("two accountants always answer"),
+        }
+    }
+
     /// [`Certifier::epsilon`], with the split bound only where `split` holds (the parts of a
     /// split are certified without it: one level only). Answers are cached by event, δ and
     /// `split`, so the K equal parts of a one-vs-all composition are certified once.
@@ -163,10 +200,23 @@ impl Certifier {
     }
 }
 
+/// δ at `epsilon` of `event` by one fresh accountant.
+fn delta_of<A: Accountant>(mut a: A, event: &Event, epsilon: f64) -> Result<f64> {
+    a.compose(event, 1)?;
+    a.delta(epsilon)
+}
+
 /// T steps (or one) of a Gaussian on batches drawn with replacement, in the closed form that
 /// reveals each step's multiplicity ([`with_replacement_gaussian::revealed_epsilon`]); `None`
 /// for any other event.
 fn revealed(event: &Event, delta: f64) -> Option<Result<f64>> {
+    revealed_parts(event).map(|(z, draws, population, steps)| {
+        with_replacement_gaussian::revealed_epsilon(z, draws, population, steps, delta)
+    })
+}
+
+/// (z, draws, population, steps) of an event the revealed closed form covers.
+fn revealed_parts(event: &Event) -> Option<(f64, u64, u64, u64)> {
     let (step, steps) = match event {
         Event::SelfComposed { event, count } => (event.as_ref(), *count),
         other => (other, 1),
@@ -182,18 +232,32 @@ fn revealed(event: &Event, delta: f64) -> Option<Result<f64>> {
     let Event::Gaussian { noise_multiplier } = inner.as_ref() else {
         return None;
     };
-    Some(with_replacement_gaussian::revealed_epsilon(
-        *noise_multiplier,
-        *draws,
-        *population,
-        steps,
-        delta,
-    ))
+    Some((*noise_multiplier, *draws, *population, steps))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delta_is_the_smallest_bound_and_inverts_epsilon() {
+        let c = Certifier::new();
+        let swr = Event::sampled_with_replacement(1000, 50, Event::gaussian(0.5).unwrap())
+            .unwrap()
+            .self_composed(100);
+        let eps = c.epsilon(&swr, 1e-6).unwrap();
+        let d = c.delta(&swr, eps).unwrap();
+        assert!(d > 0.0 && d <= 1e-6, "{d}");
+        // RDP alone says far more there: the closed form is taken.
+        assert!(d < delta_of(RdpAccountant::new(), &swr, eps).unwrap());
+        assert_eq!(c.delta(&Event::NonPrivate, 5.0).unwrap(), 1.0);
+        let one = Event::EpsilonDelta {
+            epsilon: 1.0,
+            delta: 1e-6,
+        };
+        assert!(c.delta(&one, 2.0).unwrap() <= 1e-6);
+        assert!(c.delta(&Event::gaussian(1.0).unwrap(), -1.0).is_err());
+    }
 
     #[test]
     fn no_guarantee_and_nothing_released_are_infinity_and_zero() {

@@ -43,7 +43,7 @@ use super::pld::GaussianShiftMixture;
 #[cfg(test)]
 use super::with_replacement::MAX_DRAWS;
 use super::with_replacement::{check_sizes, ln_weights, margin, tail_cut};
-use crate::error::{Result, check_delta, check_positive, ensure};
+use crate::error::{Result, check_delta, check_nonnegative, check_positive, ensure};
 use crate::special::log_sum_exp;
 
 /// The claim's bound at order `alpha` > 1 for per-copy noise multiplier `z`, `draws` = m and
@@ -119,17 +119,9 @@ pub fn revealed_epsilon(
         return Ok(0.0);
     }
     let law = law_of_s(draws, population, steps);
-    let charged = law.missing;
-    // δ(ε) shaded up past the round-off of the weights and sums (relative, tiny).
-    let shade = 1.0 + 1e-9 + margin(draws);
-    let profile = |eps: f64| -> Result<f64> {
-        let mut sum = charged;
-        for &(s, p) in law.values.iter().filter(|(s, _)| *s > 0) {
-            sum += p * gaussian::delta(eps, z, (s as f64).sqrt())?;
-        }
-        Ok(sum * shade)
-    };
-    if charged * shade > delta {
+    let shade = shade(draws);
+    let profile = |eps: f64| profile(&law, z, draws, eps);
+    if law.missing * shade > delta {
         return Ok(f64::INFINITY);
     }
     if profile(0.0)? <= delta {
@@ -152,6 +144,38 @@ pub fn revealed_epsilon(
         }
     }
     Ok(hi)
+}
+
+/// δ(ε) of `steps` revealed steps, the profile [`revealed_epsilon`] inverts (same arguments,
+/// `epsilon` in place of δ): an upper bound on the mechanism's, at most 1.
+pub fn revealed_delta(
+    z: f64,
+    draws: u64,
+    population: u64,
+    steps: u64,
+    epsilon: f64,
+) -> Result<f64> {
+    check_positive("noise_multiplier", z)?;
+    check_sizes(draws, population)?;
+    check_nonnegative("epsilon", epsilon)?;
+    if draws == 0 || steps == 0 {
+        return Ok(0.0);
+    }
+    Ok(profile(&law_of_s(draws, population, steps), z, draws, epsilon)?.min(1.0))
+}
+
+/// The relative shade on δ(ε) past the round-off of the weights and sums (tiny).
+fn shade(draws: u64) -> f64 {
+    1.0 + 1e-9 + margin(draws)
+}
+
+/// δ(ε) = (charged + Σ_s P(S = s)·δ_G(ε; √s/z)) shaded up by [`shade`].
+fn profile(law: &Law, z: f64, draws: u64, epsilon: f64) -> Result<f64> {
+    let mut sum = law.missing;
+    for &(s, p) in law.values.iter().filter(|(s, _)| *s > 0) {
+        sum += p * gaussian::delta(epsilon, z, (s as f64).sqrt())?;
+    }
+    Ok(sum * shade(draws))
 }
 
 /// A law of S (values kept, sorted by s; u128 never overflows: S ≤ T·m² < 2^64·2^40) and an

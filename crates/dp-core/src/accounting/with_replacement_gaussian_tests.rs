@@ -326,3 +326,21 @@ fn the_canary_view_lies_below_the_certificate_and_matches_numpy() {
         );
     }
 }
+
+#[test]
+fn the_profile_is_what_the_epsilon_inverts() {
+    for (z, m, n, t, delta) in [(0.5, 50, 1000, 100, 1e-6), (2.0, 3, 10, 20, 1e-5)] {
+        let eps = revealed_epsilon(z, m, n, t, delta).unwrap();
+        assert!(revealed_delta(z, m, n, t, eps).unwrap() <= delta);
+        // The bisection's bracket is 1e-9 wide: just below it, δ is above the target.
+        assert!(revealed_delta(z, m, n, t, eps * (1.0 - 1e-8)).unwrap() > delta);
+        let falls = [0.0, 0.5 * eps, eps, 2.0 * eps]
+            .map(|e| revealed_delta(z, m, n, t, e).unwrap())
+            .windows(2)
+            .all(|w| w[1] <= w[0]);
+        assert!(falls, "δ(ε) rises somewhere below {eps}");
+    }
+    assert_eq!(revealed_delta(1.0, 0, 10, 5, 0.0).unwrap(), 0.0);
+    assert!(revealed_delta(1.0, 3, 10, 5, -1.0).is_err());
+    assert!(revealed_delta(0.0, 3, 10, 5, 1.0).is_err());
+}

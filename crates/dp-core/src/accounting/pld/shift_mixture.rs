@@ -6,7 +6,7 @@
 //! [`crate::accounting::with_replacement_gaussian::canary_view`]).
 //!
 //! **The loss.** L(x) = ln Σ w_i e^{s_i x − s_i²/2} − ln Σ w_i e^{−s_i x − s_i²/2}. The first sum
-//! rises with x and the second falls, so L rises, with slope L′ = E_π[s] + E_ρ[s] ≤ 2·max s
+//! rises with x and the second falls, so L rises, with slope L′ = E_π(s) + E_ρ(s) ≤ 2·max s
 //! (π, ρ the posteriors of the two mixtures' components); it is odd, so the pair is symmetric
 //! (Q's law of L is P's reflected, and the add relation's PLD is the remove one's). L ≤ l
 //! exactly when x ≤ x(l), the root found by safeguarded Newton, and the tails are
