@@ -112,13 +112,10 @@ pub fn revealed_epsilon(
     steps: u64,
     delta: f64,
 ) -> Result<f64> {
-    check_positive("noise_multiplier", z)?;
-    check_sizes(draws, population)?;
     check_delta(delta)?;
-    if draws == 0 || steps == 0 {
+    let Some(law) = revealed_law(z, draws, population, steps)? else {
         return Ok(0.0);
-    }
-    let law = law_of_s(draws, population, steps);
+    };
     let shade = shade(draws);
     let profile = |eps: f64| profile(&law, z, draws, eps);
     if law.missing * shade > delta {
@@ -155,13 +152,19 @@ pub fn revealed_delta(
     steps: u64,
     epsilon: f64,
 ) -> Result<f64> {
+    check_nonnegative("epsilon", epsilon)?;
+    match revealed_law(z, draws, population, steps)? {
+        Some(law) => Ok(profile(&law, z, draws, epsilon)?.min(1.0)),
+        None => Ok(0.0),
+    }
+}
+
+/// The law of S for the revealed bound's arguments, checked; `None` when nothing is released
+/// (no draws or no steps).
+fn revealed_law(z: f64, draws: u64, population: u64, steps: u64) -> Result<Option<Law>> {
     check_positive("noise_multiplier", z)?;
     check_sizes(draws, population)?;
-    check_nonnegative("epsilon", epsilon)?;
-    if draws == 0 || steps == 0 {
-        return Ok(0.0);
-    }
-    Ok(profile(&law_of_s(draws, population, steps), z, draws, epsilon)?.min(1.0))
+    Ok((draws > 0 && steps > 0).then(|| law_of_s(draws, population, steps)))
 }
 
 /// The relative shade on δ(ε) past the round-off of the weights and sums (tiny).
