@@ -33,7 +33,7 @@
 //! δ_K ≤ [`TAIL`]; the PLD accountant composes that pair, RDP the pure ε′, and the certifier
 //! keeps the smaller answer.
 
-use crate::error::{DpError, Result, check_nonnegative, ensure};
+use crate::error::{Result, check_nonnegative, ensure};
 use crate::special::{ln_factorial, log_add_exp};
 
 /// Most draws per batch (memory and time grow linearly with it).
@@ -127,18 +127,7 @@ pub(crate) fn margin(draws: u64) -> f64 {
 
 fn check(per_copy: f64, draws: u64, population: u64) -> Result<()> {
     check_nonnegative("epsilon", per_copy)?;
-    if population == 0 {
-        return Err(DpError::Invalid(
-            "sampling with replacement: the population must hold at least one row".into(),
-        ));
-    }
-    if draws > MAX_DRAWS {
-        return Err(DpError::Invalid(format!(
-            "sampling with replacement: {draws} draws per batch, more than the {MAX_DRAWS} \
-             this bound is computed for"
-        )));
-    }
-    Ok(())
+    check_sizes(draws, population)
 }
 
 /// The sizes every bound here is computed for: a population of at least one row and at most
@@ -154,7 +143,7 @@ pub(crate) fn check_sizes(draws: u64, population: u64) -> Result<()> {
         draws <= MAX_DRAWS,
         "draws",
         draws as f64,
-        "must be <= 1,000,000",
+        "must be <= 1,000,000 (the most draws per batch these bounds are computed for)",
     )
 }
 
