@@ -48,8 +48,12 @@ pub fn claim_dir(dir: &Path, kind: &str) -> anyhow::Result<File> {
     let mut marker = open_append(&path)?;
     if marker.metadata().map(|m| m.len() == 0).unwrap_or(false) {
         // Two shards claiming their parent at once may both write it: the first line counts.
+        // One write of the whole line: `writeln!` may write the kind and the newline apart,
+        // and two appenders then interleave into "gridgrid" (a Slurm array did).
         use std::io::Write;
-        writeln!(marker, "{kind}").with_context(|| format!("cannot write {}", path.display()))?;
+        marker
+            .write_all(format!("{kind}\n").as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(marker)
 }
@@ -192,6 +196,24 @@ pub fn open_append(path: &Path) -> anyhow::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shards of a Slurm array claim their parent at once; each must read the kind back
+    /// whole (a marker written in two pieces read "gridgrid" once and failed two shards).
+    #[test]
+    fn concurrent_claims_leave_one_readable_kind() {
+        for round in 0..50 {
+            let root = tempfile::tempdir().unwrap();
+            let dir = root.path().join("r");
+            std::fs::create_dir(&dir).unwrap();
+            std::thread::scope(|s| {
+                for _ in 0..8 {
+                    s.spawn(|| claim_dir(&dir, "grid").unwrap());
+                }
+            });
+            let kind = marked_kind(&dir.join(LOCK_FILE));
+            assert_eq!(kind.as_deref(), Some("grid"), "round {round}");
+        }
+    }
 
     #[test]
     fn only_new_empty_or_dp_bench_folders_are_claimed() {
