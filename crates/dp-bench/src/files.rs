@@ -85,9 +85,12 @@ pub fn check_dir(dir: &Path, kind: Option<&str>) -> anyhow::Result<()> {
             // A folder that holds only what dp-bench put there before the run that owns it:
             // the shards' folders and the Slurm scripts (each shard has its own marker).
             // Anything else, or a file by those names, is not ours.
+            // The marker itself is ours too: a shard claiming the folder at this moment may
+            // create it after `marked` was read.
             let foreign = entries.filter_map(Result::ok).any(|e| {
-                let ours = e.file_type().is_ok_and(|t| t.is_dir())
-                    && (e.file_name() == SHARDS_DIR || e.file_name() == "slurm");
+                let ours = (e.file_type().is_ok_and(|t| t.is_dir())
+                    && (e.file_name() == SHARDS_DIR || e.file_name() == "slurm"))
+                    || (e.file_type().is_ok_and(|t| t.is_file()) && e.file_name() == LOCK_FILE);
                 !ours
             });
             if !marked && foreign {
