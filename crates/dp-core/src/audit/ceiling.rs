@@ -48,23 +48,31 @@ pub enum Tradeoff {
     Points(Vec<(f64, f64)>),
 }
 
+/// The error rates of the tests "guess D′ iff L ≥ ω_j", j = 0..=n, of a PLD read as a pair
+/// (P on D′, Q on D): α_j = Σ_{i≥j} p_i e^{−ω_i} (Q's mass taken) and β_j = Σ_{i<j} p_i (P's
+/// mass left). β are prefix sums from the bottom and α suffix sums from the top: each a sum of
+/// non-negative terms, accurate in its own tail.
+pub fn pmf_error_rates(pmf: &Pmf) -> (Vec<f64>, Vec<f64>) {
+    let p = pmf.probs();
+    let n = p.len();
+    let mut beta = vec![0.0; n + 1];
+    for i in 0..n {
+        beta[i + 1] = beta[i] + p[i];
+    }
+    let mut alpha = vec![0.0; n + 1];
+    for i in (0..n).rev() {
+        alpha[i] = alpha[i + 1] + p[i] * (-pmf.loss(i)).exp();
+    }
+    (alpha, beta)
+}
+
 impl Tradeoff {
     /// The curve of a PLD read as a pair (P, Q): P is the distribution on D′, Q on D. Each
     /// threshold j on the loss gives the test "guess D′ iff L ≥ ω_j", with α = Σ_{i≥j} p_i
     /// e^{−ω_i} (Q's mass there) and β = Σ_{i<j} p_i (P's mass below).
     pub fn from_pmf(pmf: &Pmf) -> Self {
-        let p = pmf.probs();
-        let n = p.len();
-        // β prefix sums from the bottom, α suffix sums from the top: each is a sum of
-        // non-negative terms, accurate in its own tail.
-        let mut beta = vec![0.0; n + 1];
-        for i in 0..n {
-            beta[i + 1] = beta[i] + p[i];
-        }
-        let mut alpha = vec![0.0; n + 1];
-        for i in (0..n).rev() {
-            alpha[i] = alpha[i + 1] + p[i] * (-pmf.loss(i)).exp();
-        }
+        let n = pmf.probs().len();
+        let (alpha, beta) = pmf_error_rates(pmf);
         // Q-mass where P has none is never taken for D′; the test guessing D′ always has
         // α = Q's total on the grid plus that mass, i.e. at most 1.
         let mut points: Vec<(f64, f64)> = (0..=n)

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use dp_core::accounting::event::{Event, Neighbours};
 use dp_core::accounting::pld::{GaussianShiftMixture, PldConfig, Pmf};
-use dp_core::audit::ceiling::Tradeoff;
+use dp_core::audit::ceiling::{Tradeoff, pmf_error_rates};
 use dp_core::learn::iyengar::sgd::Psgd;
 use dp_core::learn::{GlmData, Mechanism, NoisySteps};
 
@@ -106,17 +106,11 @@ impl WhiteBox for WithReplacementSteps {
         _data: &GlmData<'_>,
     ) -> dp_core::Result<Option<Vec<(f64, f64, f64)>>> {
         let pmf = self.composed()?;
-        let p = pmf.probs();
-        let mut alpha = vec![0.0; p.len() + 1];
-        for i in (0..p.len()).rev() {
-            alpha[i] = alpha[i + 1] + p[i] * (-pmf.loss(i)).exp();
-        }
-        let mut beta = 0.0;
-        let mut out = Vec::with_capacity(p.len());
-        for (i, &mass) in p.iter().enumerate() {
-            beta += mass;
-            out.push((pmf.loss(i), alpha[i + 1].min(1.0), beta.min(1.0)));
-        }
+        // Threshold ω_i is the test "L ≥ ω_{i+1}": rates at index i + 1.
+        let (alpha, beta) = pmf_error_rates(pmf);
+        let out = (0..pmf.probs().len())
+            .map(|i| (pmf.loss(i), alpha[i + 1].min(1.0), beta[i + 1].min(1.0)))
+            .collect();
         Ok(Some(out))
     }
 
